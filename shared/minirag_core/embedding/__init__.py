@@ -1,0 +1,5 @@
+"""Embedding backends."""
+
+from .base import Embedder
+
+__all__ = ["Embedder"]
