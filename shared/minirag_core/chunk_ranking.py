@@ -1,0 +1,55 @@
+"""Sec. 3.2.2, retrieval of query-relevant chunks: filter the chunks reached by reasoning
+paths to those also relevant to the query, rank them, and fit the top ones in a budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    dense: float
+    lexical: float
+    graph: float
+
+
+def _max_normalised(scores: dict[str, float]) -> dict[str, float]:
+    top = max(scores.values(), default=0.0)
+    return {k: v / top for k, v in scores.items()} if top > 0 else {k: 0.0 for k in scores}
+
+
+def query_relevance(dense: dict[str, float], lexical: dict[str, float],
+                    weights: RankWeights) -> dict[str, float]:
+    """Query-chunk relevance without the graph: dense similarity plus normalised BM25."""
+    lexical_n = _max_normalised(lexical)
+    ids = set(dense) | set(lexical_n)
+    return {c: weights.dense * dense.get(c, 0.0) + weights.lexical * lexical_n.get(c, 0.0) for c in ids}
+
+
+def top_ids(scores: dict[str, float], n: int) -> list[str]:
+    return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def rank_chunks(relevance: dict[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
+                weights: RankWeights) -> list[tuple[str, float]]:
+    """Step 1-3: intersect path chunks with the query-relevant pool, score, rank."""
+    graph_n = _max_normalised(graph_scores)
+    pool = set(candidate_pool)
+    ranked = [(c, relevance.get(c, 0.0) + weights.graph * g) for c, g in graph_n.items() if c in pool]
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked
+
+
+def fit_budget(ranked: list[tuple[str, float]], n_tokens: dict[str, int], top_k: int,
+               token_budget: int) -> list[tuple[str, float]]:
+    """Take chunks in rank order, at most ``top_k``, skipping any that would exceed the budget."""
+    chosen, used = [], 0
+    for chunk_id, score in ranked:
+        if len(chosen) >= top_k:
+            break
+        cost = n_tokens.get(chunk_id, 0)
+        if used + cost > token_budget:
+            continue
+        chosen.append((chunk_id, score))
+        used += cost
+    return chosen

@@ -1,0 +1,131 @@
+"""Sec. 3.1, eq. 1: the semantic-aware heterogeneous graph and how chunks add to and leave it.
+
+Nodes are entity nodes (id = normalised name) and chunk nodes (id = chunk id). Edges are
+entity-entity relations (E_alpha) and entity-chunk mentions (E_beta, carrying the entity's
+description in that chunk). Every merged attribute is kept per source chunk, so removing a
+chunk removes exactly what it contributed and the result equals a build without it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+import networkx as nx
+
+from .names import clean_display_name, normalize_entity_name
+from .types import Chunk, ExtractionResult
+
+ENTITY, CHUNK = "entity", "chunk"
+RELATION, MENTION = "relation", "mention"
+DESCRIPTION_SEPARATOR = " | "
+
+
+def _merged_entity_view(sources: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Derive an entity's display name, type and description from its per-chunk records."""
+    ordered = [sources[c] for c in sorted(sources)]
+    names = Counter(s["name"] for s in ordered)
+    types = Counter(s["type"] for s in ordered if s["type"])
+    descriptions = list(dict.fromkeys(s["description"] for s in ordered if s["description"]))
+    return {
+        "name": min(names, key=lambda n: (-names[n], n)),
+        "type": min(types, key=lambda t: (-types[t], t)) if types else "UNKNOWN",
+        "description": DESCRIPTION_SEPARATOR.join(descriptions),
+        "source_chunks": sorted(sources),
+    }
+
+
+def _merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Derive an edge's weight (sum over mentions), description and keywords."""
+    ordered = [sources[c] for c in sorted(sources)]
+    keywords = sorted({k.strip() for s in ordered for k in s["keywords"].split(",") if k.strip()})
+    return {
+        "weight": float(sum(s["weight"] for s in ordered)),
+        "description": DESCRIPTION_SEPARATOR.join(dict.fromkeys(s["description"] for s in ordered if s["description"])),
+        "keywords": ", ".join(keywords),
+        "source_chunks": sorted(sources),
+    }
+
+
+def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
+    """Add a chunk node, its entities, their mentions and the chunk's relations."""
+    graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,
+                   text=chunk.text, n_tokens=chunk.n_tokens, relations=[])
+    per_entity: dict[str, dict[str, str]] = {}
+    for entity in extraction.entities:
+        node_id = normalize_entity_name(entity.name)
+        if not node_id:
+            continue
+        record = per_entity.setdefault(node_id, {"name": clean_display_name(entity.name),
+                                                 "type": entity.type.strip().upper(), "description": ""})
+        if entity.description and entity.description not in record["description"]:
+            record["description"] = (record["description"] + DESCRIPTION_SEPARATOR + entity.description
+                                      if record["description"] else entity.description)
+    per_relation: dict[tuple[str, str], dict[str, Any]] = {}
+    for relation in extraction.relations:
+        source, target = normalize_entity_name(relation.source), normalize_entity_name(relation.target)
+        if not source or not target or source == target:
+            continue
+        for node_id, raw in ((source, relation.source), (target, relation.target)):
+            per_entity.setdefault(node_id, {"name": clean_display_name(raw), "type": "", "description": ""})
+        key = (min(source, target), max(source, target))
+        record = per_relation.setdefault(key, {"description": "", "keywords": "", "weight": 0.0})
+        record["weight"] += float(relation.weight)
+        if relation.description and relation.description not in record["description"]:
+            record["description"] = (record["description"] + DESCRIPTION_SEPARATOR + relation.description
+                                     if record["description"] else relation.description)
+        record["keywords"] = ", ".join(filter(None, [record["keywords"], relation.keywords]))
+    for node_id, record in per_entity.items():
+        if not graph.has_node(node_id):
+            graph.add_node(node_id, kind=ENTITY, sources={})
+        node = graph.nodes[node_id]
+        node["sources"][chunk.id] = record
+        node.update(_merged_entity_view(node["sources"]))
+        graph.add_edge(node_id, chunk.id, kind=MENTION, description=record["description"])
+    for (source, target), record in per_relation.items():
+        if not graph.has_edge(source, target):
+            graph.add_edge(source, target, kind=RELATION, sources={})
+        edge = graph.edges[source, target]
+        edge["sources"][chunk.id] = record
+        edge.update(_merged_relation_view(edge["sources"]))
+        graph.nodes[chunk.id]["relations"].append([source, target])
+
+
+def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], set[tuple[str, str]]]:
+    """Remove chunks and everything they contributed.
+
+    Returns the entity ids and relation edges that were changed or removed, so the vector
+    store can be brought in line.
+    """
+    touched_entities: set[str] = set()
+    touched_edges: set[tuple[str, str]] = set()
+    for chunk_id in chunk_ids:
+        if not graph.has_node(chunk_id):
+            continue
+        for source, target in graph.nodes[chunk_id].get("relations", []):
+            if not graph.has_edge(source, target):
+                continue
+            edge = graph.edges[source, target]
+            edge["sources"].pop(chunk_id, None)
+            touched_edges.add((source, target))
+            if edge["sources"]:
+                edge.update(_merged_relation_view(edge["sources"]))
+            else:
+                graph.remove_edge(source, target)
+        for entity_id in [n for n in graph.neighbors(chunk_id) if graph.nodes[n].get("kind") == ENTITY]:
+            node = graph.nodes[entity_id]
+            node["sources"].pop(chunk_id, None)
+            touched_entities.add(entity_id)
+            if node["sources"]:
+                node.update(_merged_entity_view(node["sources"]))
+        graph.remove_node(chunk_id)
+    for entity_id in touched_entities:
+        if graph.has_node(entity_id) and not graph.nodes[entity_id]["sources"]:
+            for neighbour in list(graph.neighbors(entity_id)):
+                touched_edges.add((min(entity_id, neighbour), max(entity_id, neighbour)))
+            graph.remove_node(entity_id)
+    return touched_entities, touched_edges
+
+
+def is_entity(graph: nx.Graph, node_id: str) -> bool:
+    return graph.nodes[node_id].get("kind") == ENTITY

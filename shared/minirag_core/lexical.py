@@ -1,0 +1,43 @@
+"""Lexical chunk relevance with BM25 (``bm25s``): names and rare words match literally."""
+
+from __future__ import annotations
+
+import threading
+
+import bm25s
+import numpy as np
+
+
+class LexicalChunkIndex:
+    """BM25 over chunk texts, built in memory on first use (milliseconds for thousands)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids: list[str] = []
+        self._model: bm25s.BM25 | None = None
+
+    def build(self, texts: dict[str, str]) -> None:
+        ids = sorted(texts)
+        model = None
+        if ids:
+            model = bm25s.BM25()
+            model.index(bm25s.tokenize([texts[i] for i in ids], stopwords="en", show_progress=False),
+                        show_progress=False)
+        with self._lock:
+            self._ids, self._model = ids, model
+
+    @property
+    def is_built(self) -> bool:
+        return self._model is not None
+
+    def scores(self, query: str) -> dict[str, float]:
+        """BM25 score of every chunk that shares a term with the query."""
+        with self._lock:
+            ids, model = self._ids, self._model
+        if model is None:
+            return {}
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        if not tokens:
+            return {}
+        values = np.asarray(model.get_scores(tokens))
+        return {ids[i]: float(values[i]) for i in np.flatnonzero(values > 0)}

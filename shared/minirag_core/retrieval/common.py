@@ -1,0 +1,26 @@
+"""Shared last step of every mode: turn ranked chunk ids into ``ScoredChunk``s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..chunk_ranking import fit_budget
+from ..settings import RetrievalSettings
+from ..types import ScoredChunk
+from .sources import RetrievalSources
+
+
+def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
+                settings: RetrievalSettings, doc_metadata: dict[str, dict[str, Any]] | None = None,
+                chunk_entities: dict[str, list[str]] | None = None) -> list[ScoredChunk]:
+    """Fit the ranking into the budget and attach text, document id and metadata."""
+    attrs = sources.graph.chunks([c for c, _ in ranked[: settings.top_k * 4 + 20]])
+    n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
+    chosen = fit_budget([(c, s) for c, s in ranked if c in attrs], n_tokens, settings.top_k, settings.token_budget)
+    metadata = doc_metadata or {}
+    return [
+        ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),
+                    n_tokens=n_tokens[c], metadata=dict(metadata.get(attrs[c]["doc_id"], {})),
+                    via=via.get(c, "graph"), entities=sorted((chunk_entities or {}).get(c, [])))
+        for c, s in chosen
+    ]

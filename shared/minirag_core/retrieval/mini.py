@@ -1,0 +1,83 @@
+"""MiniRAG's mini mode (Sec. 3.2): query mapping -> seeds and answer candidates -> eq. 2
+key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token budget."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ..chunk_ranking import RankWeights, query_relevance, rank_chunks, top_ids
+from ..edge_scoring import key_edges as select_key_edges
+from ..edge_scoring import score_edges
+from ..path_scoring import paths_from_seed, top_paths
+from ..seed_selection import select_answer_candidates, select_seeds
+from ..settings import RetrievalSettings
+from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
+from .common import materialise
+from .sources import RetrievalSources
+
+
+def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
+                  settings: RetrievalSettings,
+                  doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+    notes: list[str] = []
+    weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
+    seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
+                                   min_similarity=settings.seed_min_similarity)
+    seed_ids = {s for found in seeds_by_entity.values() for s in found}
+    subgraph = sources.graph.entity_subgraph(sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
+    candidates = select_answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates)
+    edge_scores = score_edges(subgraph, seed_ids, candidates, settings.hops)
+    chosen_edges = select_key_edges(edge_scores, settings.key_edges)
+    candidate_set = set(candidates)
+
+    paths: list[ReasoningPath] = []
+    for query_entity, seeds in seeds_by_entity.items():
+        for seed, similarity in sorted(seeds.items()):
+            found = paths_from_seed(subgraph, seed, key_edges=chosen_edges, answer_candidates=candidate_set,
+                                    max_length=settings.path_length, beam_width=settings.beam_width,
+                                    max_branch=settings.max_branch)
+            paths.extend(ReasoningPath(query_entity, list(p.nodes), score)
+                         for p, score in top_paths(found, similarity, settings.paths_per_seed))
+
+    path_entities = sorted({n for p in paths for n in p.nodes})
+    links = sources.graph.chunk_links(path_entities)
+    entity_score: dict[str, float] = defaultdict(float)
+    for path in paths:
+        for node in set(path.nodes):
+            entity_score[node] += path.score
+    graph_scores: dict[str, float] = defaultdict(float)
+    chunk_entities: dict[str, list[str]] = defaultdict(list)
+    for entity, chunks in links.items():
+        for chunk_id in chunks:
+            graph_scores[chunk_id] += entity_score[entity]
+            chunk_entities[chunk_id].append(entity)
+
+    query_vector = sources.embedder.embed([query])[0]
+    relevance = query_relevance(sources.chunk_dense_scores(query_vector), sources.chunk_lexical_scores(query), weights)
+    pool = top_ids(relevance, settings.candidate_pool)
+    ranked = rank_chunks(relevance, graph_scores, pool, weights)
+    via = {c: "graph" for c, _ in ranked}
+    if not seed_ids:
+        notes.append("no query entity matched an entity node; ranked by query relevance only")
+    elif not ranked:
+        notes.append("no chunk on a reasoning path is query-relevant; ranked by query relevance only")
+    if settings.fill and len(ranked) < settings.top_k * 4:
+        taken = {c for c, _ in ranked}
+        extra = [(c, relevance[c]) for c in top_ids(relevance, len(relevance)) if c not in taken]
+        if ranked and extra:
+            notes.append("filled with next-best query-relevant chunks (via='fill')")
+        ranked.extend(extra)
+        via.update({c: "fill" for c, _ in extra})
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)
+
+    key_edge_list = []
+    for (u, v), score in chosen_edges.items():
+        attrs = subgraph.edges[u, v]
+        key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
+    paths.sort(key=lambda p: (-p.score, p.query_entity, p.nodes))
+    return RetrievalResult(
+        query=query, mode="mini", chunks=chunks, mapping=mapping,
+        seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
+        answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
+    )

@@ -1,0 +1,28 @@
+"""What retrieval reads: a graph view plus entity, chunk and relation search."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..embedding.base import Embedder
+from ..storage.base import GraphView
+
+
+@runtime_checkable
+class RetrievalSources(Protocol):
+    graph: GraphView
+    embedder: Embedder
+
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Entity ids nearest to ``vector`` by name embedding, with cosine similarity."""
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to every chunk's ranking text."""
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        """BM25 scores of chunks sharing terms with ``query``."""
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        """Relation edges (source, target) nearest to ``vector``, with similarity."""

@@ -1,0 +1,33 @@
+"""Tunable parameters of retrieval, with defaults chosen by the sweep in benchmarks/sweep_retrieval.py."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    top_k: int = 5                 # chunks returned (the paper's 5)
+    token_budget: int = 6000       # max context tokens, embedding tokenizer (the paper's 6000)
+    seed_top_k: int = 5            # nearest entity names per query entity
+    seed_min_similarity: float = 0.55
+    hops: int = 2                  # k of eq. 2 (k-hop subgraph around an edge)
+    max_subgraph_nodes: int = 3000
+    max_answer_candidates: int = 60
+    key_edges: int = 60            # |E_alpha hat|
+    path_length: int = 3           # n: edges per reasoning path
+    paths_per_seed: int = 10       # top-k paths per (query entity, seed)
+    beam_width: int = 64
+    max_branch: int = 16
+    candidate_pool: int = 40       # |V_c hat|: query-relevant chunks the path chunks are filtered to
+    dense_weight: float = 1.0      # chunk ranking: query vs chunk+descriptions
+    lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
+    graph_weight: float = 0.5      # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
+    fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
+
+    def with_overrides(self, **overrides: Any) -> "RetrievalSettings":
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,81 @@
+"""Storage protocols: the graph view retrieval reads, the vector store, and atomic files."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+
+import networkx as nx
+import numpy as np
+
+
+@runtime_checkable
+class GraphView(Protocol):
+    """What MiniRAG's retrieval needs from a graph; the networkx store and the LlamaIndex
+    property-graph adapter each implement it."""
+
+    def entity(self, entity_id: str) -> dict[str, Any] | None:
+        """Entity attributes (name, type, description, source_chunks) or None."""
+
+    def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int) -> nx.Graph:
+        """Entity nodes within ``hops`` relation edges of ``seeds`` (at most ``max_nodes``,
+        nearest first) with their relation edges and attributes, as an in-memory graph."""
+
+    def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        """For each entity, its chunks and the entity-chunk edge description."""
+
+    def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Chunk attributes (text, doc_id, order, n_tokens) by id."""
+
+    def chunk_ids(self) -> list[str]:
+        """Every chunk id, sorted."""
+
+    def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
+        """Entity types present in the graph with example names, most frequent type first."""
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Named collections of vectors with ids, texts and scalar metadata."""
+
+    def upsert(self, collection: str, ids: Sequence[str], embeddings: np.ndarray,
+               documents: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None: ...
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None: ...
+
+    def query(self, collection: str, embedding: np.ndarray, k: int,
+              where: dict[str, Any] | None = None) -> list[tuple[str, float, dict[str, Any]]]:
+        """Nearest ``k`` items as (id, cosine similarity, metadata), best first."""
+
+    def ids(self, collection: str) -> set[str]: ...
+
+    def count(self, collection: str) -> int: ...
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write-then-rename, so a crash leaves either the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True))
+
+
+def read_json(path: Path, default: Any) -> Any:
+    if not path.exists():
+        return default
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,93 @@
+"""Vectors in Chroma: embedded (``PersistentClient``) by default, or a server by URL.
+
+Collections are created with ``embedding_function=None``: this project always computes
+the embeddings, so Chroma never downloads its default model.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+from urllib.parse import urlparse
+
+import numpy as np
+
+_BATCH = 2000
+
+
+def _client(path: Path | None, url: str | None) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    if url:
+        parsed = urlparse(url if "://" in url else f"http://{url}")
+        return chromadb.HttpClient(host=parsed.hostname or "localhost", port=parsed.port or 8000,
+                                   ssl=parsed.scheme == "https", settings=settings)
+    if path is None:
+        return chromadb.EphemeralClient(settings=settings)
+    return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+class ChromaVectorStore:
+    """Implements ``VectorStore``; collection names get ``prefix`` so indexes can share a server."""
+
+    def __init__(self, path: Path | None = None, *, url: str | None = None, prefix: str = "minirag") -> None:
+        self.url = url
+        self.prefix = prefix
+        self._client = _client(path, url)
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def _collection(self, name: str) -> Any:
+        with self._lock:
+            if name not in self._collections:
+                self._collections[name] = self._client.get_or_create_collection(
+                    name=f"{self.prefix}_{name}", embedding_function=None,
+                    metadata={"hnsw:space": "cosine"},
+                )
+            return self._collections[name]
+
+    def upsert(self, collection: str, ids: Sequence[str], embeddings: np.ndarray,
+               documents: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+        target = self._collection(collection)
+        for start in range(0, len(ids), _BATCH):
+            end = start + _BATCH
+            target.upsert(ids=list(ids[start:end]), embeddings=np.asarray(embeddings[start:end]),
+                          documents=list(documents[start:end]),
+                          metadatas=[dict(m) or None for m in metadatas[start:end]])
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        target = self._collection(collection)
+        ids = list(ids)
+        for start in range(0, len(ids), _BATCH):
+            target.delete(ids=ids[start:start + _BATCH])
+
+    def query(self, collection: str, embedding: np.ndarray, k: int,
+              where: dict[str, Any] | None = None) -> list[tuple[str, float, dict[str, Any]]]:
+        target = self._collection(collection)
+        if k <= 0 or target.count() == 0:
+            return []
+        found = target.query(query_embeddings=[np.asarray(embedding)], n_results=k, where=where,
+                             include=["distances", "metadatas"])
+        metadatas = found["metadatas"][0] if found.get("metadatas") else [None] * len(found["ids"][0])
+        return [(i, 1.0 - float(d), dict(m or {}))
+                for i, d, m in zip(found["ids"][0], found["distances"][0], metadatas)]
+
+    def ids(self, collection: str) -> set[str]:
+        target = self._collection(collection)
+        out: set[str] = set()
+        total, offset = target.count(), 0
+        while offset < total:
+            out.update(target.get(limit=5000, offset=offset, include=[])["ids"])
+            offset += 5000
+        return out
+
+    def get_embeddings(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        target = self._collection(collection)
+        found = target.get(ids=list(ids), include=["embeddings"])
+        return {i: np.asarray(e, dtype=np.float32) for i, e in zip(found["ids"], found["embeddings"])}
+
+    def count(self, collection: str) -> int:
+        return int(self._collection(collection).count())

@@ -1,0 +1,118 @@
+"""The core's graph store: one networkx graph, persisted as node-link JSON (never pickle)."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, deque
+from pathlib import Path
+from typing import Any, Iterable
+
+import networkx as nx
+
+from ..graph import CHUNK, ENTITY, RELATION
+from .base import atomic_write_json, read_json
+
+
+class NetworkXGraphStore:
+    """Holds the heterogeneous graph in memory; implements ``GraphView``."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.graph = nx.Graph()
+        if path is not None and path.exists():
+            data = read_json(path, None)
+            self.graph = nx.node_link_graph(data, edges="edges")
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        with self.lock:
+            atomic_write_json(self.path, nx.node_link_data(self.graph, edges="edges"))
+
+    # -- GraphView ---------------------------------------------------------------------
+    def entity(self, entity_id: str) -> dict[str, Any] | None:
+        with self.lock:
+            if not self.graph.has_node(entity_id) or self.graph.nodes[entity_id].get("kind") != ENTITY:
+                return None
+            node = self.graph.nodes[entity_id]
+            return {k: node[k] for k in ("name", "type", "description", "source_chunks")}
+
+    def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int) -> nx.Graph:
+        with self.lock:
+            g = self.graph
+            start = [s for s in dict.fromkeys(seeds) if g.has_node(s) and g.nodes[s].get("kind") == ENTITY]
+            depth = {s: 0 for s in start}
+            queue = deque(start)
+            while queue and len(depth) < max_nodes:
+                node = queue.popleft()
+                if depth[node] >= hops:
+                    continue
+                for neighbour in g.neighbors(node):
+                    if neighbour in depth or g.edges[node, neighbour].get("kind") != RELATION:
+                        continue
+                    depth[neighbour] = depth[node] + 1
+                    queue.append(neighbour)
+                    if len(depth) >= max_nodes:
+                        break
+            sub = nx.Graph()
+            for node in depth:
+                attrs = g.nodes[node]
+                sub.add_node(node, name=attrs["name"], type=attrs["type"], hop=depth[node])
+            for node in depth:
+                for neighbour in g.neighbors(node):
+                    if neighbour in depth and g.edges[node, neighbour].get("kind") == RELATION:
+                        e = g.edges[node, neighbour]
+                        sub.add_edge(node, neighbour, weight=e["weight"], description=e["description"],
+                                     keywords=e["keywords"])
+            return sub
+
+    def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        with self.lock:
+            links: dict[str, dict[str, str]] = {}
+            for entity_id in entity_ids:
+                if not self.graph.has_node(entity_id):
+                    continue
+                links[entity_id] = {
+                    n: self.graph.edges[entity_id, n].get("description", "")
+                    for n in self.graph.neighbors(entity_id)
+                    if self.graph.nodes[n].get("kind") == CHUNK
+                }
+            return links
+
+    def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        with self.lock:
+            out = {}
+            for chunk_id in chunk_ids:
+                if self.graph.has_node(chunk_id) and self.graph.nodes[chunk_id].get("kind") == CHUNK:
+                    node = self.graph.nodes[chunk_id]
+                    out[chunk_id] = {k: node[k] for k in ("text", "doc_id", "order", "n_tokens")}
+            return out
+
+    def chunk_ids(self) -> list[str]:
+        with self.lock:
+            return sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK)
+
+    def entity_ids(self) -> list[str]:
+        with self.lock:
+            return sorted(n for n, kind in self.graph.nodes(data="kind") if kind == ENTITY)
+
+    def relation_edges(self) -> list[tuple[str, str]]:
+        with self.lock:
+            return sorted((min(u, v), max(u, v)) for u, v, kind in self.graph.edges(data="kind") if kind == RELATION)
+
+    def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
+        with self.lock:
+            by_type: dict[str, Counter] = {}
+            for node, attrs in self.graph.nodes(data=True):
+                if attrs.get("kind") == ENTITY:
+                    by_type.setdefault(attrs["type"], Counter())[attrs["name"]] = self.graph.degree(node)
+            ranked = sorted(by_type, key=lambda t: (-len(by_type[t]), t))
+            return {t: [n for n, _ in by_type[t].most_common(examples_per_type)] for t in ranked}
+
+    def stats(self) -> dict[str, int]:
+        with self.lock:
+            kinds = Counter(k for _, k in self.graph.nodes(data="kind"))
+            edge_kinds = Counter(k for _, _, k in self.graph.edges(data="kind"))
+            return {"chunks": kinds[CHUNK], "entities": kinds[ENTITY],
+                    "relations": edge_kinds.get(RELATION, 0), "mentions": edge_kinds.get("mention", 0)}
