@@ -51,7 +51,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model = _load(self.model_path)
         self._lock = threading.Lock()
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length)
         self._tokenizer = self._model.tokenizer
 

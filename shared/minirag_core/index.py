@@ -1,0 +1,417 @@
+"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches,
+kept correct under incremental inserts and deletes, and queried in mini, light or naive mode.
+
+Workdir layout: ``manifest.json`` (schema version and build settings), ``graph.json``
+(node-link JSON of the heterogeneous graph, including the document registry, written
+atomically), ``extractions.jsonl`` and ``llm_calls.jsonl`` (append-only caches) and
+``chroma/`` (vectors). Chroma is reconciled with the graph on open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from . import graph as graph_ops
+from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, chunk_document
+from .concurrency import ReadWriteLock
+from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
+from .embedding.base import Embedder
+from .extraction.base import Extractor, QueryMapper
+from .lexical import LexicalChunkIndex
+from .llm.base import LLMBackend
+from .llm.cache import LLMCallCache
+from .retrieval import retrieve_light, retrieve_mini, retrieve_naive
+from .settings import RetrievalSettings
+from .storage.base import VectorStore, atomic_write_json, read_json
+from .storage.networkx_store import NetworkXGraphStore
+from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
+from .vectors import CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_vector_id, relation_vector_text
+
+logger = logging.getLogger("minirag_core")
+
+SCHEMA_VERSION = 1
+INSERT_BATCH_CHUNKS = 64
+
+
+class IndexSettingsMismatch(RuntimeError):
+    """The workdir was built with settings that differ from the ones given now."""
+
+
+@dataclass
+class Answer:
+    """The reply to a question, with the retrieval that grounded it."""
+
+    text: str
+    result: RetrievalResult
+    generated: bool
+
+
+def _text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class CoreSources:
+    """``RetrievalSources`` over the core's graph store, vector index and BM25 index."""
+
+    def __init__(self, graph: NetworkXGraphStore, vectors: VectorIndex, embedder: Embedder) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.lexical = LexicalChunkIndex()
+
+    def invalidate(self) -> None:
+        self.lexical = LexicalChunkIndex()
+
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        return self.vectors.chunk_similarities(vector)
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        lexical = self.lexical
+        if not lexical.is_built:
+            ids = self.graph.chunk_ids()
+            lexical.build({c: a["text"] for c, a in self.graph.chunks(ids).items()})
+        return lexical.scores(query)
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return [(m["source"], m["target"], s) for _, s, m in self.vectors.nearest(RELATIONS, vector, k)
+                if "source" in m and "target" in m]
+
+
+class MiniRAGIndex:
+    """MiniRAG's heterogeneous graph index with path-scored retrieval.
+
+    With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
+    and the bundled all-MiniLM-L6-v2, so it needs no server. Give an ``llm`` (any
+    ``LLMBackend``, e.g. ``OllamaBackend``) for model-based extraction, query mapping and
+    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two.
+    """
+
+    def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
+                 llm: LLMBackend | None = None, extractor: Extractor | None = None,
+                 query_mapper: QueryMapper | None = None, vector_store: VectorStore | None = None,
+                 chroma_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                 chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
+                 index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                 show_progress: bool = False) -> None:
+        self.workdir = Path(workdir) if workdir is not None else None
+        if self.workdir is not None:
+            self.workdir.mkdir(parents=True, exist_ok=True)
+        if embedder is None:
+            from .embedding.sentence_transformer import SentenceTransformerEmbedder
+
+            embedder = SentenceTransformerEmbedder()
+        self.embedder = embedder
+        self.llm = llm
+        self.chunk_tokens, self.chunk_overlap = chunk_tokens, chunk_overlap
+        self.settings = settings or RetrievalSettings()
+        self.index_relations = index_relations
+        self.max_document_bytes = max_document_bytes
+        self.show_progress = show_progress
+        self._check_manifest()
+        self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
+        self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
+        self.extractor = extractor or self._default_extractor()
+        self.query_mapper = query_mapper or self._default_query_mapper()
+        if vector_store is None:
+            from .storage.chroma_store import ChromaVectorStore
+
+            vector_store = ChromaVectorStore(self._path("chroma"), url=chroma_url)
+        self.graph_store = NetworkXGraphStore(self._path("graph.json"))
+        self.vectors = VectorIndex(vector_store, embedder)
+        self.sources = CoreSources(self.graph_store, self.vectors, embedder)
+        self._rw = ReadWriteLock()
+        self._type_pool: dict[str, list[str]] | None = None
+        self.repair()
+
+    # -- construction helpers ------------------------------------------------------------
+    def _path(self, name: str) -> Path | None:
+        return self.workdir / name if self.workdir is not None else None
+
+    def _manifest(self) -> dict[str, Any]:
+        return {"schema_version": SCHEMA_VERSION, "embedding_model": self.embedder.name,
+                "embedding_dim": int(self.embedder.dim), "chunk_tokens": self.chunk_tokens,
+                "chunk_overlap": self.chunk_overlap}
+
+    def _check_manifest(self) -> None:
+        path = self._path("manifest.json")
+        if path is None:
+            return
+        wanted = self._manifest()
+        found = read_json(path, None)
+        if found is None:
+            atomic_write_json(path, wanted)
+            return
+        diffs = {k: (found.get(k), v) for k, v in wanted.items() if found.get(k) != v}
+        if diffs:
+            detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
+            raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
+                                        "Open it with the same settings or index into a new workdir.")
+
+    def _default_extractor(self) -> Extractor:
+        if self.llm is not None:
+            from .extraction.llm_extractor import LLMExtractor
+
+            return LLMExtractor(self.llm, cache=self.llm_cache)
+        from .extraction.offline_extractor import OfflineExtractor
+
+        return OfflineExtractor(self.embedder)
+
+    def _default_query_mapper(self) -> QueryMapper:
+        if self.llm is not None:
+            from .query_mapping import LLMQueryMapper
+
+            return LLMQueryMapper(self.llm, cache=self.llm_cache)
+        from .query_mapping_offline import OfflineQueryMapper
+
+        return OfflineQueryMapper(self.embedder)
+
+    # -- registry ---------------------------------------------------------------------------
+    @property
+    def _documents(self) -> dict[str, dict[str, Any]]:
+        return self.graph_store.graph.graph.setdefault("documents", {})
+
+    def document_ids(self) -> list[str]:
+        return sorted(self._documents)
+
+    def doc_metadata(self) -> dict[str, dict[str, Any]]:
+        return {d: r.get("metadata", {}) for d, r in self._documents.items()}
+
+    def stats(self) -> dict[str, int]:
+        return {"documents": len(self._documents), **self.graph_store.stats()}
+
+    # -- writes -------------------------------------------------------------------------------
+    def insert(self, documents: Iterable[DocumentInput], *, show_progress: bool | None = None) -> InsertReport:
+        """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks
+        are extracted, in batches that are saved as they complete (a crash loses at most
+        the batch under way, and re-running resumes)."""
+        accepted, rejected = validate_documents(documents, max_bytes=self.max_document_bytes)
+        report = InsertReport(rejected=rejected)
+        for key, reason in rejected.items():
+            logger.warning("document %s rejected: %s", key, reason)
+        pending: list[tuple[Document, str]] = []
+        for document in accepted:
+            digest = content_hash(document.text)
+            known = self._documents.get(document.id)
+            if known is not None and known["hash"] == digest and known.get("metadata") == document.metadata:
+                report.unchanged.append(document.id)
+                continue
+            if known is not None:
+                self.delete([document.id])
+                report.updated.append(document.id)
+            else:
+                report.inserted.append(document.id)
+            pending.append((document, digest))
+        chunks_by_doc = [(d, h, chunk_document(d, self.embedder, chunk_tokens=self.chunk_tokens,
+                                                 overlap_tokens=self.chunk_overlap)) for d, h in pending]
+        progress = tqdm(total=sum(len(c) for _, _, c in chunks_by_doc), unit="chunk", desc="indexing",
+                        disable=not (self.show_progress if show_progress is None else show_progress))
+        batch: list[tuple[Document, str, list[Chunk]]] = []
+        for item in chunks_by_doc:
+            batch.append(item)
+            if sum(len(c) for _, _, c in batch) >= INSERT_BATCH_CHUNKS:
+                report.unparsed_records += self._insert_batch(batch, progress)
+                batch = []
+        if batch:
+            report.unparsed_records += self._insert_batch(batch, progress)
+        progress.close()
+        report.chunks = sum(len(c) for _, _, c in chunks_by_doc)
+        return report
+
+    def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult]:
+        """Extraction results per chunk, from the cache where this extractor has seen the chunk."""
+        name = self.extractor.name
+        results: dict[str, ExtractionResult] = {}
+        missing = []
+        for chunk in chunks:
+            cached = self.extraction_cache.get(name, chunk.id)
+            if cached is not None:
+                results[chunk.id] = ExtractionResult.from_json(json.loads(cached))
+            else:
+                missing.append(chunk)
+        if missing:
+            for chunk, result in zip(missing, self.extractor.extract(missing)):
+                results[chunk.id] = result
+                self.extraction_cache.put(name, chunk.id, False, json.dumps(result.to_json()))
+        return [results[c.id] for c in chunks]
+
+    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk]]], progress: tqdm) -> int:
+        chunks = [c for _, _, doc_chunks in batch for c in doc_chunks]
+        extractions = self._extract(chunks)
+        with self._rw.write():
+            g = self.graph_store.graph
+            touched_entities: set[str] = set()
+            touched_edges: set[tuple[str, str]] = set()
+            for chunk, extraction in zip(chunks, extractions):
+                graph_ops.add_chunk(g, chunk, extraction)
+                for neighbour in g.neighbors(chunk.id):
+                    touched_entities.add(neighbour)
+                touched_edges.update(tuple(e) for e in g.nodes[chunk.id]["relations"])
+            for document, digest, doc_chunks in batch:
+                self._documents[document.id] = {"hash": digest, "chunks": [c.id for c in doc_chunks],
+                                                "metadata": document.metadata}
+            self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
+            self.graph_store.save()
+            self._after_write()
+        progress.update(len(chunks))
+        return sum(e.unparsed_records for e in extractions)
+
+    def delete(self, doc_ids: str | Sequence[str]) -> list[str]:
+        """Remove documents and everything only they contributed; returns the ids removed."""
+        ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
+        with self._rw.write():
+            removed = [d for d in ids if d in self._documents]
+            chunk_ids = [c for d in removed for c in self._documents[d]["chunks"]]
+            entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
+            for d in removed:
+                del self._documents[d]
+            self.vectors.delete(CHUNKS, chunk_ids)
+            self._sync_vectors(entities, edges, set())
+            self.graph_store.save()
+            self._after_write()
+        return removed
+
+    def _after_write(self) -> None:
+        self._type_pool = None
+        self.sources.invalidate()
+
+    def _sync_vectors(self, entities: set[str], edges: set[tuple[str, str]], chunk_ids: set[str]) -> None:
+        """Bring the vectors of the given graph items in line with the graph."""
+        g = self.graph_store.graph
+        gone = [e for e in entities if not g.has_node(e)]
+        self.vectors.delete(ENTITIES, gone)
+        upsert: list[tuple[str, str, dict[str, Any]]] = []
+        for entity_id in sorted(e for e in entities if g.has_node(e)):
+            node = g.nodes[entity_id]
+            text = node["name"]
+            if node.get("vector_hash") != _text_hash(text):
+                upsert.append((entity_id, text, {"type": node["type"]}))
+                node["vector_hash"] = _text_hash(text)
+        self.vectors.upsert(ENTITIES, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
+        if self.index_relations:
+            dead = [relation_vector_id(u, v) for u, v in edges if not g.has_edge(u, v)]
+            self.vectors.delete(RELATIONS, dead)
+            upsert = []
+            for u, v in sorted(e for e in edges if g.has_edge(*e)):
+                edge = g.edges[u, v]
+                text = relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], edge["keywords"],
+                                            edge["description"])
+                if edge.get("vector_hash") != _text_hash(text):
+                    upsert.append((relation_vector_id(u, v), text, {"source": u, "target": v}))
+                    edge["vector_hash"] = _text_hash(text)
+            self.vectors.upsert(RELATIONS, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
+        upsert = []
+        for chunk_id in sorted(chunk_ids):
+            node = g.nodes[chunk_id]
+            descriptions = [g.edges[chunk_id, n].get("description", "") for n in sorted(g.neighbors(chunk_id))]
+            upsert.append((chunk_id, chunk_ranking_text(node["text"], descriptions), {"doc_id": node["doc_id"]}))
+        self.vectors.upsert(CHUNKS, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
+
+    def repair(self) -> dict[str, int]:
+        """Make Chroma agree with the graph (after a crash between the two writes)."""
+        g = self.graph_store.graph
+        fixed = {}
+        with self._rw.write():
+            wanted_chunks = set(self.graph_store.chunk_ids())
+            wanted_entities = set(self.graph_store.entity_ids())
+            wanted_relations = {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()}
+            plans = [(CHUNKS, wanted_chunks), (ENTITIES, wanted_entities)]
+            if self.index_relations:
+                plans.append((RELATIONS, set(wanted_relations)))
+            missing: dict[str, set[str]] = {}
+            for collection, wanted in plans:
+                present = self.vectors.store.ids(collection)
+                extra = sorted(present - wanted)
+                self.vectors.delete(collection, extra)
+                missing[collection] = wanted - present
+                fixed[f"{collection}_removed"] = len(extra)
+                fixed[f"{collection}_added"] = len(missing[collection])
+            for entity_id in missing[ENTITIES]:
+                g.nodes[entity_id].pop("vector_hash", None)
+            for rel_id in missing.get(RELATIONS, ()):
+                g.edges[wanted_relations[rel_id]].pop("vector_hash", None)
+            self._sync_vectors(missing[ENTITIES], {wanted_relations[r] for r in missing.get(RELATIONS, ())},
+                               missing[CHUNKS])
+            if any(fixed.values()):
+                logger.warning("repaired vectors to match the graph: %s", fixed)
+                self.graph_store.save()
+            self._after_write()
+        return fixed
+
+    # -- reads ---------------------------------------------------------------------------------
+    def type_pool(self) -> dict[str, list[str]]:
+        if self._type_pool is None:
+            self._type_pool = self.graph_store.type_pool()
+        return self._type_pool
+
+    def map_query(self, query: str) -> QueryMapping:
+        return self.query_mapper.map_query(query, self.type_pool())
+
+    async def amap_query(self, query: str) -> QueryMapping:
+        return await self.query_mapper.amap_query(query, self.type_pool())
+
+    def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None,
+                  settings: RetrievalSettings) -> RetrievalResult:
+        with self._rw.read():
+            metadata = self.doc_metadata()
+            if mode == "naive":
+                return retrieve_naive(self.sources, query, settings, metadata)
+            if mapping is None:
+                raise ValueError("mini and light modes need a query mapping")
+            if mode == "mini":
+                return retrieve_mini(self.sources, query, mapping, settings, metadata)
+            if mode == "light":
+                return retrieve_light(self.sources, query, mapping, settings, metadata)
+        raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+
+    def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
+        """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("query must be a non-empty string")
+        settings = self.settings.with_overrides(**overrides)
+        mapping = None if mode == "naive" else self.map_query(query)
+        return self._retrieve(query, mode, mapping, settings)
+
+    async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("query must be a non-empty string")
+        settings = self.settings.with_overrides(**overrides)
+        mapping = None if mode == "naive" else await self.amap_query(query)
+        return await asyncio.to_thread(self._retrieve, query, mode, mapping, settings)
+
+    def answer(self, query: str, *, mode: str = "mini", response_type: str = "Multiple Paragraphs",
+               **overrides: Any) -> Answer:
+        """Answer with the ``minirag_response`` prompt; without a model, return the context."""
+        from .prompts import build_answer_prompt
+
+        result = self.query(query, mode=mode, **overrides)
+        if self.llm is None:
+            return Answer(_no_model_text(result), result, generated=False)
+        return Answer(self.llm.complete(build_answer_prompt(query, result.to_context(), response_type)),
+                      result, generated=True)
+
+    async def aanswer(self, query: str, *, mode: str = "mini", response_type: str = "Multiple Paragraphs",
+                      **overrides: Any) -> Answer:
+        from .prompts import build_answer_prompt
+
+        result = await self.aquery(query, mode=mode, **overrides)
+        if self.llm is None:
+            return Answer(_no_model_text(result), result, generated=False)
+        reply = await self.llm.acomplete(build_answer_prompt(query, result.to_context(), response_type))
+        return Answer(reply, result, generated=True)
+
+
+def _no_model_text(result: RetrievalResult) -> str:
+    return ("No language model is configured, so no answer was generated. "
+            "The retrieved context and its reasoning paths follow.\n\n" + result.to_context())
