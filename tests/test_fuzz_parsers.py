@@ -1,0 +1,140 @@
+"""Property tests: the parsers never raise, and a good record survives any garbage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from minirag_core.extraction.record_parser import parse_extraction, parse_query_mapping
+from minirag_core.types import ExtractionResult, QueryMapping
+
+PIECES = [
+    '("entity"', '("relationship"', '("content_keywords"', "<|>", "<|", "|", "<||>", "\t", "##", "###",
+    "\n", "<|COMPLETE|>", '"', "'", "(", ")", "{", "}", "[", "]", ":", ",", "```", "```json", "entity",
+    "relationship", "7", "high", " ", "Alex", "Li Hua", "\\", '\\"', "\x00", "é", "😀",
+]
+
+REC_ENTITY = '("entity"<|>"{n}"<|>"person"<|>"{n} is a person.")'
+REC_REL = '("relationship"<|>"{a}"<|>"{b}"<|>"{a} knows {b}."<|>"friends"<|>{w})'
+
+names = st.from_regex(r"[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8})?", fullmatch=True)
+token_soup = st.lists(st.sampled_from(PIECES) | st.text(max_size=8), max_size=60).map("".join)
+
+
+def _mutate(record: str, data: st.DataObject) -> str:
+    """One of the defects small models produce."""
+    kind = data.draw(st.sampled_from(["truncate", "delim", "quotes", "none"]))
+    if kind == "truncate":
+        return record[: data.draw(st.integers(0, len(record)))]
+    if kind == "delim":
+        return record.replace("<|>", data.draw(st.sampled_from(["<|", "|", "<||>", "\t", "|>", ","])))
+    if kind == "quotes":
+        i = data.draw(st.integers(0, max(0, record.count('"') - 1)))
+        parts = record.split('"')
+        return '"'.join(parts[: i + 1]) + "".join(parts[i + 1 :]) if len(parts) > i + 1 else record
+    return record
+
+
+@st.composite
+def broken_outputs(draw: st.DrawFn) -> str | bytes:
+    data = draw(st.data())
+    style = draw(st.sampled_from(["records", "json", "prose", "empty", "soup", "bytes", "huge"]))
+    if style == "records":
+        recs = [
+            _mutate(REC_ENTITY.format(n=draw(names)), data)
+            if draw(st.booleans())
+            else _mutate(REC_REL.format(a=draw(names), b=draw(names), w=draw(st.sampled_from(["7", "x", "", "1e9"]))), data)
+            for _ in range(draw(st.integers(0, 6)))
+        ]
+        return draw(st.sampled_from(["##", "###", "\n", ""])).join(recs)
+    if style == "json":
+        obj = draw(
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                lambda kids: st.lists(kids, max_size=4)
+                | st.dictionaries(st.sampled_from(["entities", "relationships", "entity_name", "source", "x"]), kids, max_size=4),
+                max_leaves=20,
+            )
+        )
+        text = json.dumps(obj)
+        return text[: draw(st.integers(0, len(text)))]
+    if style == "prose":
+        return draw(st.text(max_size=300))
+    if style == "empty":
+        return draw(st.sampled_from(["", " ", "\n", "<|COMPLETE|>", "```\n```"]))
+    if style == "soup":
+        return draw(token_soup)
+    if style == "bytes":
+        return draw(st.binary(max_size=300))
+    return draw(token_soup) * draw(st.integers(50, 400))
+
+
+def _check_extraction(text: str | bytes) -> None:
+    res = parse_extraction(text)
+    assert isinstance(res, ExtractionResult)
+    assert res.unparsed_records >= 0
+    for e in res.entities:
+        assert e.name.strip()
+    for r in res.relations:
+        assert r.source.strip() and r.target.strip()
+        assert isinstance(r.weight, float)
+
+
+def _check_embedded(before: str, after: str, name: str, other: str) -> None:
+    text = before + "\n" + REC_ENTITY.format(n=name) + "##\n" + REC_REL.format(a=name, b=other, w=5) + "\n" + after
+    res = parse_extraction(text)
+    assert any(e.name == name and e.description == f"{name} is a person." for e in res.entities)
+    assert any(r.source == name and r.target == other and r.weight == 5.0 for r in res.relations)
+
+
+def _check_mapping(text: str | bytes, query: str) -> None:
+    m = parse_query_mapping(text, query)
+    assert isinstance(m, QueryMapping)
+    assert len(m.answer_types) <= 3
+    assert all(isinstance(x, str) for x in m.entities + m.answer_types)
+
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+BIG = settings(max_examples=10000, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@FAST
+@given(broken_outputs())
+def test_extraction_never_raises_fast(text: str | bytes) -> None:
+    _check_extraction(text)
+
+
+@FAST
+@given(token_soup | st.text(max_size=200), token_soup | st.text(max_size=200), names, names)
+def test_good_record_survives_garbage_fast(before: str, after: str, name: str, other: str) -> None:
+    _check_embedded(before, after, name, other)
+
+
+@FAST
+@given(broken_outputs(), st.text(max_size=100))
+def test_query_mapping_never_raises_fast(text: str | bytes, query: str) -> None:
+    _check_mapping(text, query)
+
+
+@pytest.mark.slow
+@BIG
+@given(broken_outputs())
+def test_extraction_never_raises_big(text: str | bytes) -> None:
+    _check_extraction(text)
+
+
+@pytest.mark.slow
+@BIG
+@given(token_soup | st.text(max_size=400), token_soup | st.text(max_size=400), names, names)
+def test_good_record_survives_garbage_big(before: str, after: str, name: str, other: str) -> None:
+    _check_embedded(before, after, name, other)
+
+
+@pytest.mark.slow
+@BIG
+@given(broken_outputs(), st.text(max_size=200))
+def test_query_mapping_never_raises_big(text: str | bytes, query: str) -> None:
+    _check_mapping(text, query)
