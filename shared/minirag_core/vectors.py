@@ -30,8 +30,13 @@ def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
     return text if not extra else text + "\n" + "\n".join(extra)
 
 
+RELATION_TEXT_CHARS = 120
+
+
 def relation_vector_text(source_name: str, target_name: str, keywords: str, description: str) -> str:
-    return f"{source_name} - {target_name}: {keywords}. {description[:300]}"
+    """Names, keywords and the start of the description: short, so embedding stays cheap
+    and the text (and its vector) stops changing once an edge has its first description."""
+    return f"{source_name} - {target_name}: {keywords}. {description[:RELATION_TEXT_CHARS]}"
 
 
 class VectorIndex:
