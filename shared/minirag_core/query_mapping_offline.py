@@ -1,0 +1,73 @@
+"""Sec. 3.2.1 without a language model: query entities by rules, answer types by rules + zero-shot."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+
+from .entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query
+from .extraction.offline_extractor import extract_query_entities
+from .types import QueryMapping
+
+
+class OfflineQueryMapper:
+    """Maps a question to its entities (the offline extractor's span rules) and up to 3 answer types.
+
+    When ``type_pool`` (type -> example names, as stored by the index) is non-empty, each
+    predicted type is replaced by the nearest pool type (itself when present; otherwise by
+    embedding similarity of the type descriptions).
+    """
+
+    def __init__(self, embedder=None, *, typer: EntityTyper | None = None, max_types: int = 3,
+                 max_entities: int = 8) -> None:
+        self._embedder = embedder if embedder is not None else (typer.embedder if typer else None)
+        self._typer = typer
+        self.max_types = max_types
+        self.max_entities = max_entities
+        self._pool_cache: dict[tuple[str, ...], np.ndarray] = {}
+
+    @property
+    def typer(self) -> EntityTyper:
+        if self._typer is None:
+            if self._embedder is None:
+                from .embedding.sentence_transformer import SentenceTransformerEmbedder
+
+                self._embedder = SentenceTransformerEmbedder()
+            self._typer = EntityTyper(self._embedder)
+        return self._typer
+
+    def _describe(self, t: str) -> str:
+        return TYPE_POOL.get(t.upper(), t.lower())
+
+    def _to_pool(self, types: list[str], pool_types: list[str]) -> list[str]:
+        upper = {p.upper(): p for p in pool_types}
+        key = tuple(pool_types)
+        if key not in self._pool_cache:
+            self._pool_cache[key] = self.typer.embedder.embed([self._describe(p) for p in pool_types])
+        pool_vecs = self._pool_cache[key]
+        out: list[str] = []
+        for t in types:
+            if t.upper() in upper:
+                mapped = upper[t.upper()]
+            else:
+                vec = self.typer.embedder.embed([self._describe(t)])[0]
+                order = np.argsort(-(pool_vecs @ vec))
+                mapped = next((pool_types[i] for i in order if pool_types[i] not in out), None)
+            if mapped is not None and mapped not in out:
+                out.append(mapped)
+        return out[: self.max_types]
+
+    def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
+        entities = extract_query_entities(query, max_entities=self.max_entities)
+        types = answer_types_for_query(query, typer=self.typer, k=self.max_types)
+        pool_types = [t for t in (type_pool or {}) if t]
+        if pool_types:
+            types = self._to_pool(types, pool_types)
+        return QueryMapping(entities=entities, answer_types=types, source="offline")
+
+    async def amap_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
+        return await asyncio.to_thread(self.map_query, query, type_pool)
+
+
+__all__ = ["OfflineQueryMapper", "extract_query_entities"]
