@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -11,6 +12,30 @@ from typing import Any, Sequence
 import numpy as np
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_CACHED_TEXT_CHARS = 200
+
+
+class _LRU:
+    """A small thread-safe LRU map from text to vector."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> np.ndarray | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: str, value: np.ndarray) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
 
 
 def bundled_model_path() -> Path:
@@ -45,7 +70,7 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, cache_size: int = 50_000) -> None:
         self.model_path = str(model_path or bundled_model_path())
         self.name = name if model_path is None else (name if name != DEFAULT_MODEL_NAME else str(model_path))
         self.batch_size = batch_size
@@ -54,16 +79,29 @@ class SentenceTransformerEmbedder:
         self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length)
         self._tokenizer = self._model.tokenizer
+        self._cache = _LRU(cache_size)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if len(texts) == 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:  # torch modules are not re-entrant across threads
-            vectors = self._model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
-        return np.asarray(vectors, dtype=np.float32)
+        """Normalised vectors; short texts (names, queries) are served from an LRU cache."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        misses: dict[str, list[int]] = {}
+        for position, text in enumerate(texts):
+            cached = self._cache.get(text) if len(text) <= _CACHED_TEXT_CHARS else None
+            if cached is None:
+                misses.setdefault(text, []).append(position)
+            else:
+                out[position] = cached
+        if misses:
+            with self._lock:  # torch modules are not re-entrant across threads
+                vectors = self._model.encode(
+                    list(misses), batch_size=self.batch_size, normalize_embeddings=True,
+                    convert_to_numpy=True, show_progress_bar=False,
+                )
+            for (text, positions), vector in zip(misses.items(), np.asarray(vectors, dtype=np.float32)):
+                out[positions] = vector
+                if len(text) <= _CACHED_TEXT_CHARS:
+                    self._cache.put(text, vector)
+        return out
 
     def _ids(self, text: str) -> list[int]:
         return self._tokenizer(text, add_special_tokens=False, truncation=False,
