@@ -34,6 +34,14 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _has_visible_text(text: str) -> bool:
+    """False for text of whitespace and invisible format characters only (zero-width
+    spaces, BOMs, word joiners: ``str.strip`` keeps those, but they index as nothing)."""
+    import unicodedata
+
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
 def _looks_binary(text: str) -> bool:
     if "\x00" in text:
         return True
@@ -77,7 +85,7 @@ def validate_documents(items: Iterable[DocumentInput], *, max_bytes: int = DEFAU
         if len(text.encode("utf-8", errors="replace")) > max_bytes:
             rejected[label] = f"larger than max_document_bytes={max_bytes}; split it or raise the limit"
             continue
-        if not text.strip():
+        if not text.strip() or not _has_visible_text(text):
             rejected[label] = "empty or whitespace-only"
             continue
         if _looks_binary(text):
