@@ -21,7 +21,8 @@ from ..types import ExtractedEntity, ExtractedRelation, ExtractionResult, QueryM
 
 logger = logging.getLogger("minirag_core")
 
-_MAX_JSON_CHARS = 500_000
+_MAX_JSON_CHARS = 60_000  # json_repair is slow on long garbage; real replies are shorter
+_MAX_MAPPING_CHARS = 4_000  # a query_to_keyword reply is short; only its head is read
 _QUOTE_CHARS = "\"'“”‘’`"
 _OPEN_QUOTES = "\"“'"
 
@@ -433,8 +434,8 @@ def _mapping_dict(text: str) -> dict[str, Any] | None:
 def parse_query_mapping(text: str | bytes, query: str) -> QueryMapping:
     """Parse the query_to_keyword reply; fall back to the query's own phrases."""
     try:
-        raw = _FENCE.sub("", _to_text(text)).strip()
-        data = _mapping_dict(raw) if raw and len(raw) <= _MAX_JSON_CHARS else None
+        raw = _FENCE.sub("", _to_text(text)[:_MAX_MAPPING_CHARS]).strip()
+        data = _mapping_dict(raw) if raw else None
         if data is not None:
             types = _str_list(data.get("answer_type_keywords", data.get("answer_types", [])))[:3]
             entities = _str_list(data.get("entities_from_query", data.get("entities", [])))
