@@ -1,0 +1,286 @@
+"""``PropertyGraphSources``: the core's ``RetrievalSources`` over a LlamaIndex ``PropertyGraphStore``.
+
+Reads a graph written by :class:`~llama_index_minirag.extractor.MiniRAGExtractor` through the
+generic store interface only (``get()`` for every node, ``get_triplets(relation_names=...)``
+for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records the same
+heterogeneous graph the core builds (with the core's ``graph.add_chunk``, held in the core's
+``NetworkXGraphStore`` as the ``GraphView``), and keeps in memory what retrieval searches:
+entity-name, chunk and relation vectors (embedded with a core ``Embedder``) and BM25 over
+chunk texts. The snapshot is rebuilt when the store's node / relation ids change; vectors of
+texts seen before are reused, so a rebuild after an insert embeds only the new texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import defaultdict
+from typing import Any, Iterable
+
+import networkx as nx
+import numpy as np
+from llama_index.core.graph_stores.types import ChunkNode, EntityNode, PropertyGraphStore
+from llama_index.core.schema import BaseNode, TextNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
+from minirag_core import graph as graph_ops
+from minirag_core.embedding.base import Embedder
+from minirag_core.graph import CHUNK, ENTITY, RELATION
+from minirag_core.lexical import LexicalChunkIndex
+from minirag_core.names import normalize_entity_name
+from minirag_core.storage.networkx_store import NetworkXGraphStore
+from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from minirag_core.vectors import chunk_ranking_text, relation_vector_text
+
+from .adapters import as_core_embedder
+from .extractor import MENTIONED_IN, RELATED
+
+__all__ = ["PropertyGraphSources", "GraphSnapshot"]
+
+#: node properties the index adds to chunk nodes (not the user's document metadata)
+_INTERNAL_KEYS = {"_node_content", "_node_type", "document_id", "doc_id", "ref_doc_id", "triplet_source_id"}
+
+
+def _top(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[Any, float]]:
+    if not ids or k <= 0:
+        return []
+    sims = matrix @ np.asarray(vector, dtype=np.float32)
+    order = sorted(range(len(ids)), key=lambda i: (-sims[i], str(ids[i])))[:k]
+    return [(ids[i], float(sims[i])) for i in order]
+
+
+class GraphSnapshot:
+    """One consistent view of the store: implements ``RetrievalSources`` (``graph`` is a
+    core ``NetworkXGraphStore``, hence a ``GraphView``)."""
+
+    def __init__(self, graph: NetworkXGraphStore, embedder: Embedder, vectors: dict[str, np.ndarray],
+                 llama_nodes: dict[str, BaseNode], doc_metadata: dict[str, dict[str, Any]], signature: str) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self.llama_nodes = llama_nodes
+        self.doc_metadata = doc_metadata
+        self.signature = signature
+        g = graph.graph
+        self.entity_ids = graph.entity_ids()
+        self.chunk_ids = graph.chunk_ids()
+        self.relation_pairs = graph.relation_edges()
+        self._entity_texts = [g.nodes[e]["name"] for e in self.entity_ids]
+        self._chunk_texts = [self.ranking_text(g, c) for c in self.chunk_ids]
+        self._relation_texts = [relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], g.edges[u, v]["keywords"],
+                                                     g.edges[u, v]["description"]) for u, v in self.relation_pairs]
+        dim = int(getattr(embedder, "dim", 0) or 0) if not vectors else len(next(iter(vectors.values())))
+        self._entity_matrix = self._stack(self._entity_texts, vectors, dim)
+        self._chunk_matrix = self._stack(self._chunk_texts, vectors, dim)
+        self._relation_matrix = self._stack(self._relation_texts, vectors, dim)
+        self._type_pool: dict[str, list[str]] | None = None
+        self.lexical = LexicalChunkIndex()
+        self.lexical.build({c: g.nodes[c]["text"] for c in self.chunk_ids})
+
+    @staticmethod
+    def ranking_text(g: nx.Graph, chunk_id: str) -> str:
+        """What the core embeds for a chunk: its text plus its entity-chunk descriptions."""
+        descriptions = [g.edges[chunk_id, n].get("description", "") for n in sorted(g.neighbors(chunk_id))]
+        return chunk_ranking_text(g.nodes[chunk_id]["text"], descriptions)
+
+    @staticmethod
+    def _stack(texts: list[str], vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([vectors[t] for t in texts]).astype(np.float32)
+
+    def type_pool(self) -> dict[str, list[str]]:
+        """Entity types with example names (the answer-type pool of query mapping), cached."""
+        if self._type_pool is None:
+            self._type_pool = self.graph.type_pool()
+        return self._type_pool
+
+    # -- RetrievalSources ------------------------------------------------------------------
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return _top(self.entity_ids, self._entity_matrix, vector, k)
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        if not self.chunk_ids:
+            return {}
+        return dict(zip(self.chunk_ids, (self._chunk_matrix @ np.asarray(vector, dtype=np.float32)).tolist()))
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        return self.lexical.scores(query)
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return [(u, v, s) for (u, v), s in _top(self.relation_pairs, self._relation_matrix, vector, k)]
+
+
+class PropertyGraphSources:
+    """MiniRAG's ``RetrievalSources`` (and, via ``.graph``, ``GraphView``) over a
+    ``PropertyGraphStore`` filled by :class:`MiniRAGExtractor`.
+
+    ``embed_model``: a core ``Embedder`` or a LlamaIndex ``BaseEmbedding`` (default: the
+    bundled all-MiniLM-L6-v2, the core's default, so results match a core index).
+    Use :meth:`snapshot` for one consistent view per query; the protocol methods on this
+    object delegate to the current snapshot.
+    """
+
+    def __init__(self, graph_store: PropertyGraphStore, embed_model: Any = None, *,
+                 relation_label: str = RELATED, mention_label: str = MENTIONED_IN) -> None:
+        self.graph_store = graph_store
+        self.embedder: Embedder = as_core_embedder(embed_model)
+        self.relation_label = relation_label
+        self.mention_label = mention_label
+        self._lock = threading.Lock()
+        self._snapshot: GraphSnapshot | None = None
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        return f"PropertyGraphSources(store={type(self.graph_store).__name__}, embedder={self.embedder.name!r})"
+
+    # -- reading the store ---------------------------------------------------------------
+    def _read(self) -> tuple[list[Any], list[Any], str]:
+        nodes = list(self.graph_store.get())
+        triplets = list(self.graph_store.get_triplets(relation_names=[self.mention_label, self.relation_label]))
+        digest = hashlib.sha256()
+        for key in sorted(f"{type(n).__name__}\x00{n.id}\x00{n.label}" for n in nodes):
+            digest.update(key.encode("utf-8", "replace") + b"\x01")
+        for key in sorted(f"{s.id}\x00{r.label}\x00{t.id}" for s, r, t in triplets):
+            digest.update(key.encode("utf-8", "replace") + b"\x01")
+        return nodes, triplets, f"{len(nodes)}:{len(triplets)}:{digest.hexdigest()}"
+
+    def invalidate(self) -> None:
+        """Forget the snapshot (the next query rebuilds it); needed only if the store changed
+        without any node or relation id changing."""
+        with self._lock:
+            self._snapshot = None
+
+    def snapshot(self) -> GraphSnapshot:
+        """The current view of the store, rebuilt if the store changed since the last one."""
+        with self._lock:
+            nodes, triplets, signature = self._read()
+            if self._snapshot is None or self._snapshot.signature != signature:
+                self._snapshot = self._build(nodes, triplets, signature)
+            return self._snapshot
+
+    def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:
+        chunk_nodes = {n.id: n for n in nodes if isinstance(n, ChunkNode)}
+        entity_nodes = {n.id: n for n in nodes if isinstance(n, EntityNode)}
+        entities: dict[str, list[tuple[int, ExtractedEntity]]] = defaultdict(list)
+        relations: dict[str, list[ExtractedRelation]] = defaultdict(list)
+        stash_seen: set[str] = set()
+        fallback_relations: list[tuple[Any, Any, Any]] = []
+        for source, relation, target in triplets:
+            props = relation.properties or {}
+            if relation.label == self.mention_label:
+                if target.id not in chunk_nodes:
+                    continue
+                entity = entity_nodes.get(source.id, source)
+                name = str(props.get("entity_name") or getattr(entity, "name", source.id))
+                entity_type = props.get("entity_type")
+                if entity_type is None:
+                    entity_type = entity.properties.get("entity_type", entity.label)
+                entities[target.id].append((int(props.get("position", 0)), ExtractedEntity(
+                    name=name, type=str(entity_type), description=str(props.get("description", "")))))
+                if "chunk_relations" in props:
+                    stash_seen.add(target.id)
+                    for other, description, keywords, weight in json.loads(props["chunk_relations"]):
+                        relations[target.id].append(ExtractedRelation(
+                            source=name, target=other, description=description, keywords=keywords,
+                            weight=float(weight)))
+            elif relation.label == self.relation_label:
+                fallback_relations.append((source, relation, target))
+        # stores without the stash (or graphs from an older writer): use the relations as stored,
+        # attributed to the chunk that wrote them
+        for source, relation, target in fallback_relations:
+            props = relation.properties or {}
+            chunk_id = props.get("triplet_source_id")
+            if chunk_id in chunk_nodes and chunk_id not in stash_seen:
+                relations[chunk_id].append(ExtractedRelation(
+                    source=getattr(source, "name", source.id), target=getattr(target, "name", target.id),
+                    description=str(props.get("description", "")), keywords=str(props.get("keywords", "")),
+                    weight=float(props.get("weight", 1.0))))
+
+        g = nx.Graph()
+        llama_nodes: dict[str, BaseNode] = {}
+        doc_metadata: dict[str, dict[str, Any]] = {}
+        # chunks in the store's order (insertion order for SimplePropertyGraphStore, as in the
+        # core), so ties among equally frequent names in the type pool break the same way
+        for chunk_id, chunk_node in chunk_nodes.items():
+            llama = self._llama_node(chunk_node)
+            llama_nodes[chunk_id] = llama
+            doc_id = llama.ref_doc_id or chunk_id
+            doc_metadata.setdefault(doc_id, dict(llama.metadata))
+            # resolve relation endpoints named by entity id to that chunk's display name
+            names = {normalize_entity_name(e.name): e.name for _, e in entities.get(chunk_id, [])}
+            extraction = ExtractionResult(
+                entities=[e for _, e in sorted(entities.get(chunk_id, []), key=lambda pe: pe[0])],
+                relations=[ExtractedRelation(r.source, names.get(r.target, r.target), r.description, r.keywords,
+                                             r.weight) for r in relations.get(chunk_id, [])])
+            text = chunk_node.text
+            chunk = Chunk(id=chunk_id, doc_id=doc_id, order=int(llama.start_char_idx or 0), text=text,
+                          n_tokens=self.embedder.count_tokens(text))
+            graph_ops.add_chunk(g, chunk, extraction)
+        store = NetworkXGraphStore(None)
+        store.graph = g
+        texts = self._needed_texts(g)
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing)):
+                self._vectors[text] = np.asarray(vector, dtype=np.float32)
+        wanted = set(texts)
+        self._vectors = {t: v for t, v in self._vectors.items() if t in wanted}
+        return GraphSnapshot(store, self.embedder, self._vectors, llama_nodes, doc_metadata, signature)
+
+    @staticmethod
+    def _needed_texts(g: nx.Graph) -> list[str]:
+        texts = []
+        for node, attrs in g.nodes(data=True):
+            if attrs.get("kind") == ENTITY:
+                texts.append(attrs["name"])
+            elif attrs.get("kind") == CHUNK:
+                texts.append(GraphSnapshot.ranking_text(g, node))
+        for u, v, attrs in g.edges(data=True):
+            if attrs.get("kind") == RELATION:
+                a, b = min(u, v), max(u, v)
+                texts.append(relation_vector_text(g.nodes[a]["name"], g.nodes[b]["name"], attrs["keywords"],
+                                                  attrs["description"]))
+        return texts
+
+    @staticmethod
+    def _llama_node(chunk_node: ChunkNode) -> BaseNode:
+        """The original LlamaIndex node of a chunk (metadata, relationships), or a TextNode."""
+        try:
+            node = metadata_dict_to_node(dict(chunk_node.properties))
+            node.set_content(chunk_node.text)
+            node.id_ = chunk_node.id
+            return node
+        except Exception:  # noqa: BLE001 - chunk nodes written by something else
+            metadata = {k: v for k, v in (chunk_node.properties or {}).items() if k not in _INTERNAL_KEYS}
+            return TextNode(id_=chunk_node.id, text=chunk_node.text, metadata=metadata)
+
+    # -- RetrievalSources, delegating to the current snapshot --------------------------------
+    @property
+    def graph(self) -> NetworkXGraphStore:
+        return self.snapshot().graph
+
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return self.snapshot().nearest_entities(vector, k)
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        return self.snapshot().chunk_dense_scores(vector)
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        return self.snapshot().chunk_lexical_scores(query)
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return self.snapshot().nearest_relations(vector, k)
+
+    def doc_metadata(self) -> dict[str, dict[str, Any]]:
+        return self.snapshot().doc_metadata
+
+    def type_pool(self) -> dict[str, list[str]]:
+        return self.snapshot().type_pool()
+
+    def stats(self) -> dict[str, int]:
+        return self.snapshot().graph.stats()
+
+    def llama_nodes(self, chunk_ids: Iterable[str]) -> list[BaseNode]:
+        snap = self.snapshot()
+        return [snap.llama_nodes[c] for c in chunk_ids if c in snap.llama_nodes]

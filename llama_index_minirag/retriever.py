@@ -1,0 +1,238 @@
+"""MiniRAG retrievers for LlamaIndex.
+
+* :class:`MiniRAGRetriever` - a standalone ``BaseRetriever``, either over a
+  ``PropertyGraphIndex`` / ``PropertyGraphStore`` filled by ``MiniRAGExtractor``
+  (:meth:`MiniRAGRetriever.from_property_graph`) or over a core ``MiniRAGIndex``
+  (:meth:`MiniRAGRetriever.from_index`).
+* :class:`MiniRAGPGRetriever` - the same retrieval as a ``CustomPGRetriever`` sub-retriever for
+  ``PropertyGraphIndex.as_retriever(sub_retrievers=[...])``.
+
+Both return ``NodeWithScore`` chunks (the original LlamaIndex node where the store has it)
+whose metadata carry MiniRAG's explanation: reasoning paths, key relationships and answer
+candidates touching the chunk, its score and why it was picked (``via``). These keys are
+excluded from the LLM and embedding views of the node, so answer prompts see the chunk text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Optional
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.graph_stores.types import PropertyGraphStore
+from llama_index.core.indices.property_graph.sub_retrievers.custom import CustomPGRetriever
+from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
+
+from minirag_core.extraction.base import QueryMapper
+from minirag_core.retrieval import retrieve_light, retrieve_mini, retrieve_naive
+from minirag_core.settings import RetrievalSettings
+from minirag_core.storage.base import GraphView
+from minirag_core.types import RetrievalResult
+
+from .adapters import LlamaIndexLLMBackend
+from .graph_sources import GraphSnapshot, PropertyGraphSources
+
+__all__ = ["MiniRAGRetriever", "MiniRAGPGRetriever", "result_to_nodes", "MODES", "METADATA_KEYS"]
+
+MODES = ("mini", "light", "naive")
+METADATA_KEYS = ("minirag_mode", "minirag_score", "minirag_via", "minirag_doc_id", "minirag_entities",
+                 "minirag_reasoning_paths", "minirag_key_relationships", "minirag_answer_candidates",
+                 "minirag_query_entities", "minirag_answer_types")
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+    return mode
+
+
+def result_to_nodes(result: RetrievalResult, graph: GraphView,
+                    llama_nodes: Optional[dict[str, BaseNode]] = None) -> list[NodeWithScore]:
+    """Retrieved chunks as ``NodeWithScore``; each node's metadata holds the reasoning paths,
+    key relationships and answer candidates that touch the chunk's entities (JSON values)."""
+    names: dict[str, str] = {}
+
+    def name(entity_id: str) -> str:
+        if entity_id not in names:
+            names[entity_id] = (graph.entity(entity_id) or {}).get("name", entity_id)
+        return names[entity_id]
+
+    out = []
+    for chunk in result.chunks:
+        entities = set(chunk.entities)
+        base = (llama_nodes or {}).get(chunk.chunk_id)
+        if base is not None:
+            node = base.model_copy(deep=True)
+        else:
+            node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=dict(chunk.metadata),
+                            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.doc_id)})
+        node.metadata.update({
+            "minirag_mode": result.mode,
+            "minirag_score": float(chunk.score),
+            "minirag_via": chunk.via,
+            "minirag_doc_id": chunk.doc_id,
+            "minirag_entities": [name(e) for e in chunk.entities],
+            "minirag_reasoning_paths": [
+                {"query_entity": p.query_entity, "entities": [name(n) for n in p.nodes], "score": float(p.score)}
+                for p in result.paths if entities.intersection(p.nodes)],
+            "minirag_key_relationships": [
+                {"source": name(e.source), "target": name(e.target), "score": float(e.score),
+                 "keywords": e.keywords, "description": e.description}
+                for e in result.key_edges if e.source in entities or e.target in entities],
+            "minirag_answer_candidates": [name(c) for c in result.answer_candidates if c in entities],
+            "minirag_query_entities": list(result.mapping.entities) if result.mapping else [],
+            "minirag_answer_types": list(result.mapping.answer_types) if result.mapping else [],
+        })
+        for excluded in (node.excluded_llm_metadata_keys, node.excluded_embed_metadata_keys):
+            excluded.extend(k for k in METADATA_KEYS if k not in excluded)
+        out.append(NodeWithScore(node=node, score=float(chunk.score)))
+    return out
+
+
+class _CoreIndexRunner:
+    """Retrieval through a core ``MiniRAGIndex`` (its own query mapper and settings)."""
+
+    def __init__(self, index: Any, mode: str, overrides: dict[str, Any]) -> None:
+        self.index, self.mode, self.overrides = index, mode, overrides
+
+    def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        return self.index.query(query, mode=self.mode, **self.overrides), self.index.graph_store, {}
+
+    async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        return await self.index.aquery(query, mode=self.mode, **self.overrides), self.index.graph_store, {}
+
+
+class _GraphRunner:
+    """Retrieval over ``PropertyGraphSources`` with the core's retrieval functions."""
+
+    def __init__(self, sources: PropertyGraphSources, mode: str, settings: RetrievalSettings,
+                 mapper: QueryMapper) -> None:
+        self.sources, self.mode, self.settings, self.mapper = sources, mode, settings, mapper
+
+    def _retrieve(self, snap: GraphSnapshot, query: str, mapping: Any) -> RetrievalResult:
+        if self.mode == "naive":
+            return retrieve_naive(snap, query, self.settings, snap.doc_metadata)
+        retrieve = retrieve_mini if self.mode == "mini" else retrieve_light
+        return retrieve(snap, query, mapping, self.settings, snap.doc_metadata)
+
+    def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        snap = self.sources.snapshot()
+        mapping = None if self.mode == "naive" else self.mapper.map_query(query, snap.type_pool())
+        return self._retrieve(snap, query, mapping), snap.graph, snap.llama_nodes
+
+    async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        snap = await asyncio.to_thread(self.sources.snapshot)
+        mapping = None if self.mode == "naive" else await self.mapper.amap_query(query, snap.type_pool())
+        result = await asyncio.to_thread(self._retrieve, snap, query, mapping)
+        return result, snap.graph, snap.llama_nodes
+
+
+def _sources_for(graph: Any, embed_model: Any) -> PropertyGraphSources:
+    if isinstance(graph, PropertyGraphSources):
+        return graph
+    store = getattr(graph, "property_graph_store", graph)
+    if not isinstance(store, PropertyGraphStore):
+        raise TypeError("expected a PropertyGraphIndex, a PropertyGraphStore or PropertyGraphSources, "
+                        f"got {type(graph).__name__}")
+    if embed_model is None:
+        embed_model = getattr(graph, "_embed_model", None)  # the index's own model, if it has one
+    return PropertyGraphSources(store, embed_model)
+
+
+def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[QueryMapper]) -> QueryMapper:
+    if query_mapper is not None:
+        return query_mapper
+    if llm is not None:
+        from minirag_core.query_mapping import LLMQueryMapper
+
+        return LLMQueryMapper(LlamaIndexLLMBackend(llm))
+    from minirag_core.query_mapping_offline import OfflineQueryMapper
+
+    return OfflineQueryMapper(sources.embedder)
+
+
+class MiniRAGRetriever(BaseRetriever):
+    """MiniRAG's path-scored retrieval as a LlamaIndex retriever (modes mini, light, naive).
+
+    Build it with :meth:`from_property_graph` (a ``PropertyGraphIndex`` or its store, filled by
+    ``MiniRAGExtractor``) or :meth:`from_index` (a core ``MiniRAGIndex``). Keyword overrides
+    (``top_k``, ``token_budget``, ``hops``...) change ``RetrievalSettings`` for every query.
+    """
+
+    def __init__(self, runner: Any, *, mode: str = "mini", callback_manager: Any = None,
+                 verbose: bool = False) -> None:
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+        self._runner = runner
+        self.mode = _check_mode(mode)
+
+    @classmethod
+    def from_index(cls, index: Any, *, mode: str = "mini", top_k: Optional[int] = None,
+                   callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
+        """Wrap a core ``MiniRAGIndex``: queries go through ``index.query`` / ``index.aquery``
+        (with the index's own query mapper), so results equal the core's."""
+        return cls(_CoreIndexRunner(index, _check_mode(mode), {"top_k": top_k, **overrides}), mode=mode,
+                   callback_manager=callback_manager)
+
+    @classmethod
+    def from_property_graph(cls, graph: Any, *, mode: str = "mini", top_k: Optional[int] = None,
+                            llm: Any = None, embed_model: Any = None, query_mapper: Optional[QueryMapper] = None,
+                            settings: Optional[RetrievalSettings] = None, callback_manager: Any = None,
+                            **overrides: Any) -> "MiniRAGRetriever":
+        """Retrieve over a ``PropertyGraphIndex`` / ``PropertyGraphStore`` / ``PropertyGraphSources``.
+
+        ``embed_model``: LlamaIndex ``BaseEmbedding`` or core ``Embedder`` for MiniRAG's vectors
+        (default: the index's embed model if it has one, else the bundled all-MiniLM-L6-v2).
+        ``llm``: a LlamaIndex ``LLM`` for query mapping (default: the core's offline mapper).
+        """
+        sources = _sources_for(graph, embed_model)
+        resolved = (settings or RetrievalSettings()).with_overrides(top_k=top_k, **overrides)
+        runner = _GraphRunner(sources, _check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
+        return cls(runner, mode=mode, callback_manager=callback_manager)
+
+    @property
+    def sources(self) -> Optional[PropertyGraphSources]:
+        return getattr(self._runner, "sources", None)
+
+    def retrieve_result(self, query: str) -> RetrievalResult:
+        """The full core ``RetrievalResult`` (mapping, seeds, paths, key edges, chunks)."""
+        return self._runner.run(query)[0]
+
+    async def aretrieve_result(self, query: str) -> RetrievalResult:
+        return (await self._runner.arun(query))[0]
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return result_to_nodes(*self._runner.run(query_bundle.query_str))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return result_to_nodes(*(await self._runner.arun(query_bundle.query_str)))
+
+
+class MiniRAGPGRetriever(CustomPGRetriever):
+    """MiniRAG retrieval as a ``PropertyGraphIndex`` sub-retriever::
+
+        retriever = index.as_retriever(sub_retrievers=[MiniRAGPGRetriever(index.property_graph_store)])
+
+    Keyword arguments are those of :meth:`MiniRAGRetriever.from_property_graph` (``mode``,
+    ``top_k``, ``llm``, ``embed_model``, ``query_mapper``, ``settings``, setting overrides);
+    ``sources=`` shares a ``PropertyGraphSources`` (and its vectors) between retrievers.
+    """
+
+    def init(self, mode: str = "mini", top_k: Optional[int] = None, llm: Any = None, embed_model: Any = None,
+             query_mapper: Optional[QueryMapper] = None, settings: Optional[RetrievalSettings] = None,
+             sources: Optional[PropertyGraphSources] = None, **kwargs: Any) -> None:
+        for key in ("callback_manager", "include_text_preamble", "include_properties"):
+            kwargs.pop(key, None)
+        self.mode = _check_mode(mode)
+        self._minirag = MiniRAGRetriever.from_property_graph(
+            sources if sources is not None else self.graph_store, mode=mode, top_k=top_k, llm=llm,
+            embed_model=embed_model, query_mapper=query_mapper, settings=settings, **kwargs)
+
+    @property
+    def minirag(self) -> MiniRAGRetriever:
+        return self._minirag
+
+    def custom_retrieve(self, query_str: str) -> list[NodeWithScore]:
+        return self._minirag._retrieve(QueryBundle(query_str))
+
+    async def acustom_retrieve(self, query_str: str) -> list[NodeWithScore]:
+        return await self._minirag._aretrieve(QueryBundle(query_str))
