@@ -1,0 +1,200 @@
+"""Adapters from LangChain models to the core's backend protocols.
+
+``ChatModelBackend`` wraps any ``BaseChatModel`` as the core's ``LLMBackend`` (extraction,
+query mapping, answers); ``LangChainEmbedder`` wraps any ``Embeddings`` as the core's
+``Embedder``. Neither holds any MiniRAG logic.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from minirag_core.llm.base import LLMError
+
+_MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
+_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+
+# Callbacks of the LangChain run in progress (set by MiniRAGRetriever around a core query),
+# so that model calls made by the core (query mapping) show up as children of the retriever
+# run in tracing. Context variables follow both threads and asyncio tasks.
+_ACTIVE_CALLBACKS: ContextVar[Any] = ContextVar("langchain_minirag_callbacks", default=None)
+
+
+@contextmanager
+def active_callbacks(callbacks: Any) -> Iterator[None]:
+    """Make ``callbacks`` the parent of chat-model calls made by the core inside this block."""
+    token = _ACTIVE_CALLBACKS.set(callbacks)
+    try:
+        yield
+    finally:
+        _ACTIVE_CALLBACKS.reset(token)
+
+
+def _model_label(obj: Any) -> str | None:
+    for attr in _MODEL_ATTRS:
+        value = getattr(obj, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _message_text(message: BaseMessage | Any) -> str:
+    if isinstance(message, BaseMessage):
+        return str(message.text)
+    return "" if message is None else str(message)
+
+
+class ChatModelBackend:
+    """The core's ``LLMBackend`` over any LangChain chat model (``ChatOllama``, ``ChatOpenAI``, ...).
+
+    ``complete`` sends the prompt as one ``HumanMessage`` and returns the reply's text.
+    ``json_mode_kwargs`` are passed to the model when the core asks for JSON (query
+    mapping); by default ``{"format": "json"}`` for ``ChatOllama`` and nothing otherwise
+    (the core's parsers tolerate prose around the JSON). A leading ``<think>...</think>``
+    block (reasoning models) is removed. Failures are raised as ``LLMError``.
+    """
+
+    def __init__(self, chat_model: BaseChatModel, *, name: str | None = None,
+                 json_mode_kwargs: dict[str, Any] | None = None) -> None:
+        if not isinstance(chat_model, BaseChatModel):
+            raise TypeError(f"expected a LangChain BaseChatModel, got {type(chat_model).__name__}")
+        self.chat_model = chat_model
+        if name is None:
+            try:
+                llm_type = chat_model._llm_type
+            except Exception:  # noqa: BLE001 - a name is all we need
+                llm_type = type(chat_model).__name__
+            model = _model_label(chat_model)
+            name = f"langchain:{llm_type}" + (f":{model}" if model else "")
+        self.name = name
+        if json_mode_kwargs is None:
+            json_mode_kwargs = {"format": "json"} if type(chat_model).__name__ == "ChatOllama" else {}
+        self.json_mode_kwargs = dict(json_mode_kwargs)
+
+    def __repr__(self) -> str:
+        return f"ChatModelBackend(name={self.name!r})"
+
+    def _call_args(self, prompt: str, json_mode: bool) -> tuple[list[BaseMessage], dict[str, Any]]:
+        kwargs: dict[str, Any] = dict(self.json_mode_kwargs) if json_mode else {}
+        callbacks = _ACTIVE_CALLBACKS.get()
+        config = {"callbacks": callbacks, "tags": ["minirag"]} if callbacks is not None else {"tags": ["minirag"]}
+        return [HumanMessage(content=prompt)], {"config": config, **kwargs}
+
+    @staticmethod
+    def _reply_text(reply: Any) -> str:
+        return _THINK.sub("", _message_text(reply), count=1)
+
+    def complete(self, prompt: str, *, json_mode: bool = False) -> str:
+        messages, kwargs = self._call_args(prompt, json_mode)
+        try:
+            reply = self.chat_model.invoke(messages, **kwargs)
+        except LLMError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - surfaced as the backend's failure
+            raise LLMError(f"{self.name}: {exc!r}") from exc
+        return self._reply_text(reply)
+
+    async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
+        messages, kwargs = self._call_args(prompt, json_mode)
+        try:
+            reply = await self.chat_model.ainvoke(messages, **kwargs)
+        except LLMError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise LLMError(f"{self.name}: {exc!r}") from exc
+        return self._reply_text(reply)
+
+
+class _WhitespaceTokenizer:
+    """Fallback tokenizer: runs of non-space characters."""
+
+    _TOKEN = re.compile(r"\S+")
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in self._TOKEN.finditer(text)]
+
+
+class _MiniLMTokenizer:
+    """The bundled all-MiniLM-L6-v2 word-piece tokenizer, via ``tokenizers`` (no torch)."""
+
+    def __init__(self) -> None:
+        from minirag_core.embedding.sentence_transformer import bundled_model_path
+        from tokenizers import Tokenizer
+
+        self._tok = Tokenizer.from_file(str(Path(bundled_model_path()) / "tokenizer.json"))
+        self._tok.no_truncation()
+        self._tok.no_padding()
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        return [tuple(o) for o in self._tok.encode(text, add_special_tokens=False).offsets]
+
+
+class LangChainEmbedder:
+    """The core's ``Embedder`` over any LangChain ``Embeddings``.
+
+    Texts are embedded with ``embed_documents`` and L2-normalised. Chunk sizes and token
+    budgets are measured with the bundled all-MiniLM-L6-v2 tokenizer (``tokenizer="minilm"``,
+    loaded on first use) or by whitespace (``tokenizer="whitespace"``). ``dim`` is probed
+    with one ``embed_query`` call when not given. ``name`` (recorded in the index manifest)
+    is the class name plus the model attribute, if any.
+    """
+
+    def __init__(self, embeddings: Embeddings, *, dim: int | None = None, max_tokens: int = 512,
+                 tokenizer: str = "minilm", name: str | None = None) -> None:
+        if not isinstance(embeddings, Embeddings):
+            raise TypeError(f"expected LangChain Embeddings, got {type(embeddings).__name__}")
+        if tokenizer not in ("minilm", "whitespace"):
+            raise ValueError("tokenizer must be 'minilm' or 'whitespace'")
+        self.embeddings = embeddings
+        if name is None:
+            model = _model_label(embeddings)
+            name = f"langchain:{type(embeddings).__name__}" + (f":{model}" if model else "")
+        self.name = name
+        self.max_tokens = int(max_tokens)
+        self._tokenizer_kind = tokenizer
+        self._tokenizer: Any = None
+        self.dim = int(dim) if dim is not None else len(embeddings.embed_query("dimension probe"))
+
+    def __repr__(self) -> str:
+        return f"LangChainEmbedder(name={self.name!r}, dim={self.dim})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = np.asarray(self.embeddings.embed_documents(list(texts)), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"{self.name} returned embeddings of shape {vectors.shape}, "
+                             f"expected ({len(texts)}, {self.dim})")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms > 0, norms, 1.0)
+
+    def _offsets(self, text: str) -> list[tuple[int, int]]:
+        if self._tokenizer is None:
+            self._tokenizer = _MiniLMTokenizer() if self._tokenizer_kind == "minilm" else _WhitespaceTokenizer()
+        return self._tokenizer.offsets(text)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._offsets(text))
+
+    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
+        """Windows of ``size`` tokens overlapping by ``overlap``, as slices of ``text``."""
+        if size <= overlap:
+            raise ValueError("window size must be larger than overlap")
+        offsets = self._offsets(text)
+        if not offsets:
+            return [text] if text.strip() else []
+        windows, step = [], size - overlap
+        for start in range(0, len(offsets), step):
+            piece = offsets[start:start + size]
+            windows.append(text[piece[0][0]:piece[-1][1]])
+            if start + size >= len(offsets):
+                break
+        return windows

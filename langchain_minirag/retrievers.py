@@ -1,0 +1,290 @@
+"""``MiniRAGRetriever``: MiniRAG's graph retrieval as a LangChain ``BaseRetriever``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any, Iterable, Literal, Sequence
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
+from minirag_core.documents import content_hash
+from minirag_core.embedding.base import Embedder
+from minirag_core.index import MiniRAGIndex
+from minirag_core.llm.base import LLMBackend
+from minirag_core.types import RetrievalResult, ScoredChunk
+from pydantic import ConfigDict, Field
+
+from .adapters import ChatModelBackend, LangChainEmbedder, active_callbacks
+
+logger = logging.getLogger("langchain_minirag")
+
+Mode = Literal["mini", "light", "naive"]
+MAX_PATHS_PER_CHUNK = 5
+MAX_RELATIONSHIPS_PER_CHUNK = 5
+MAX_ANSWER_CANDIDATES = 10
+
+
+def _as_backend(llm: BaseChatModel | LLMBackend | None) -> LLMBackend | None:
+    if llm is None or isinstance(llm, ChatModelBackend):
+        return llm
+    if isinstance(llm, BaseChatModel):
+        return ChatModelBackend(llm)
+    if isinstance(llm, LLMBackend):
+        return llm
+    raise TypeError(f"llm must be a LangChain chat model or an LLMBackend, got {type(llm).__name__}")
+
+
+def _as_embedder(embeddings: Embeddings | Embedder | None) -> Embedder | None:
+    if embeddings is None or isinstance(embeddings, LangChainEmbedder):
+        return embeddings
+    if isinstance(embeddings, Embeddings):
+        return LangChainEmbedder(embeddings)
+    if isinstance(embeddings, Embedder):
+        return embeddings
+    raise TypeError(f"embeddings must be LangChain Embeddings or an Embedder, got {type(embeddings).__name__}")
+
+
+def _document_id(text: str, given: str | None) -> str:
+    # The core's own default id for a document without one (minirag_core.documents).
+    return given or f"doc-{content_hash(text)[:32]}"
+
+
+def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, Any]:
+    """The source document's metadata plus ``minirag_*`` keys; a user's own key always wins."""
+    # Paths and key relationships touching this chunk's entities, those sharing the most
+    # entities with the chunk first (e.g. the path that ends in this chunk's session), then by score.
+    entities = set(chunk.entities)
+    paths = sorted((p for p in result.paths if entities.intersection(p.nodes)),
+                   key=lambda p: (-len(entities.intersection(p.nodes)), -p.score))
+    edges = sorted((e for e in result.key_edges if e.source in entities or e.target in entities),
+                   key=lambda e: (-len(entities.intersection((e.source, e.target))), -e.score))
+    extra: dict[str, Any] = {
+        "minirag_score": float(chunk.score),
+        "minirag_chunk_id": str(chunk.chunk_id),
+        "minirag_doc_id": str(chunk.doc_id),
+        "minirag_via": str(chunk.via),
+        "minirag_mode": str(result.mode),
+        "minirag_entities": [str(e) for e in chunk.entities],
+        "minirag_paths": [{"query_entity": str(p.query_entity), "nodes": [str(n) for n in p.nodes],
+                           "score": float(p.score)} for p in paths[:MAX_PATHS_PER_CHUNK]],
+        "minirag_key_relationships": [{"source": str(e.source), "target": str(e.target), "score": float(e.score),
+                                       "description": str(e.description), "keywords": str(e.keywords)}
+                                      for e in edges[:MAX_RELATIONSHIPS_PER_CHUNK]],
+        "minirag_answer_candidates": [str(c) for c in result.answer_candidates[:MAX_ANSWER_CANDIDATES]],
+        "minirag_query_entities": [str(e) for e in result.mapping.entities] if result.mapping else [],
+        "minirag_answer_types": [str(t) for t in result.mapping.answer_types] if result.mapping else [],
+    }
+    return {**extra, **chunk.metadata}
+
+
+def _summary(result: RetrievalResult) -> dict[str, Any]:
+    via: dict[str, int] = {}
+    for chunk in result.chunks:
+        via[chunk.via] = via.get(chunk.via, 0) + 1
+    return {"mode": result.mode, "chunks": len(result.chunks), "via": via, "paths": len(result.paths),
+            "key_relationships": len(result.key_edges), "answer_candidates": len(result.answer_candidates),
+            "query_entities": list(result.mapping.entities) if result.mapping else [],
+            "answer_types": list(result.mapping.answer_types) if result.mapping else [],
+            "notes": list(result.notes)}
+
+
+def _summary_text(summary: dict[str, Any]) -> str:
+    via = ", ".join(f"{n} {v}" for v, n in sorted(summary["via"].items())) or "none"
+    text = (f"MiniRAG {summary['mode']} retrieval: {summary['chunks']} chunks ({via}); "
+            f"{summary['paths']} reasoning paths, {summary['key_relationships']} key relationships, "
+            f"{summary['answer_candidates']} answer candidates")
+    if summary["query_entities"]:
+        text += f"; query entities {summary['query_entities']}"
+    return text + "\n"
+
+
+class MiniRAGRetriever(BaseRetriever):
+    """Retriever over a MiniRAG index (heterogeneous graph + path-scored chunk ranking).
+
+    Returns up to ``k`` chunks as ``Document``s — exactly ``k`` whenever the index holds at
+    least ``k`` chunks and they fit ``token_budget`` — topped up with next-best chunks
+    (``metadata["minirag_via"] == "fill"``) when the reasoning paths reach fewer. Each
+    document carries its source document's metadata unchanged plus ``minirag_*`` keys
+    (score, chunk/doc ids, via, entities, reasoning paths, key relationships, answer
+    candidates, query entities), all JSON-serialisable.
+
+    Build with :meth:`from_documents`, :meth:`from_texts` or :meth:`from_index`;
+    ``retriever.model_copy(update={"mode": "naive", "k": 3})`` shares the same index.
+    ``invoke(query, k=..., mode=...)`` overrides ``k`` / ``mode`` for one call.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    index: MiniRAGIndex
+    """The core index (graph, vectors and model backends)."""
+    mode: Mode = "mini"
+    """``mini`` (MiniRAG), ``light`` (LightRAG-style) or ``naive`` (dense top-k)."""
+    k: int = Field(default=5, ge=1)
+    """Number of documents to return."""
+    token_budget: int = Field(default=6000, ge=1)
+    """Most tokens (embedding tokenizer) of retrieved chunk text."""
+
+    # -- construction ----------------------------------------------------------------------
+    @staticmethod
+    def build_index(llm: BaseChatModel | LLMBackend | None = None, embeddings: Embeddings | Embedder | None = None,
+                    persist_directory: str | Path | None = None, **index_kwargs: Any) -> MiniRAGIndex:
+        """A core ``MiniRAGIndex`` driven by LangChain models (or the embedded default)."""
+        if persist_directory is None and "vector_store" not in index_kwargs and not index_kwargs.get("chroma_url"):
+            # Workaround: in-memory core indexes share one Chroma EphemeralClient and the same
+            # collection names, so a second in-memory index would wipe the first one's vectors
+            # (repair on open). Give each in-memory index collections of its own.
+            from minirag_core.storage.chroma_store import ChromaVectorStore
+
+            index_kwargs["vector_store"] = ChromaVectorStore(None, prefix=f"minirag-{uuid.uuid4().hex[:16]}")
+        return MiniRAGIndex(persist_directory, llm=_as_backend(llm), embedder=_as_embedder(embeddings),
+                            **index_kwargs)
+
+    @classmethod
+    def from_index(cls, index: MiniRAGIndex, **kwargs: Any) -> "MiniRAGRetriever":
+        """Wrap an existing core index; ``kwargs`` are retriever fields (``k``, ``mode``, ...)."""
+        return cls(index=index, **kwargs)
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[Document], llm: BaseChatModel | LLMBackend | None = None,
+                       embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
+                       ids: Sequence[str] | None = None, *, index_kwargs: dict[str, Any] | None = None,
+                       **kwargs: Any) -> "MiniRAGRetriever":
+        """Index LangChain documents and return a retriever over them.
+
+        ``llm`` (any chat model, or a core ``LLMBackend``) drives extraction and query
+        mapping; ``embeddings`` (any ``Embeddings``) the vectors; with neither, the embedded
+        offline default. ``persist_directory`` keeps the index on disk (re-opening it and
+        adding the same documents again is a no-op). ``index_kwargs`` go to ``MiniRAGIndex``
+        (``chroma_url``, ``settings``, ``extractor``, ...); other ``kwargs`` are retriever
+        fields (``k``, ``mode``, ``token_budget``, ``tags``, ...).
+        """
+        documents = list(documents)
+        index = cls.build_index(llm, embeddings, persist_directory, **dict(index_kwargs or {}))
+        retriever = cls(index=index, **kwargs)
+        retriever.add_documents(documents, ids=ids)
+        return retriever
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
+                   ids: Sequence[str] | None = None, llm: BaseChatModel | LLMBackend | None = None,
+                   embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
+                   *, index_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> "MiniRAGRetriever":
+        """Like :meth:`from_documents`, from plain texts and optional metadata dicts."""
+        texts = list(texts)
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise ValueError(f"got {len(texts)} texts but {len(metadatas)} metadatas")
+        documents = [Document(page_content=t, metadata=dict(metadatas[i]) if metadatas else {})
+                     for i, t in enumerate(texts)]
+        return cls.from_documents(documents, llm=llm, embeddings=embeddings, persist_directory=persist_directory,
+                                  ids=ids, index_kwargs=index_kwargs, **kwargs)
+
+    # -- writes --------------------------------------------------------------------------------
+    def add_documents(self, documents: Iterable[Document], ids: Sequence[str] | None = None) -> list[str]:
+        """Insert (or update) documents in the core index; returns the ids of the accepted ones.
+
+        A document's id is ``ids[i]``, else ``Document.id``, else a hash of its text.
+        Unchanged documents are skipped; rejected ones (empty, binary) are logged and left out.
+        """
+        documents = list(documents)
+        if ids is not None and len(ids) != len(documents):
+            raise ValueError(f"got {len(documents)} documents but {len(ids)} ids")
+        items, order = [], []
+        for i, doc in enumerate(documents):
+            doc_id = _document_id(doc.page_content, ids[i] if ids is not None else doc.id)
+            items.append((doc_id, doc.page_content, dict(doc.metadata)))
+            order.append(doc_id)
+        report = self.index.insert(items)
+        rejected = set(report.rejected)
+        return [d for d in order if d not in rejected]
+
+    async def aadd_documents(self, documents: Iterable[Document], ids: Sequence[str] | None = None) -> list[str]:
+        return await asyncio.to_thread(self.add_documents, list(documents), ids)
+
+    def delete(self, ids: str | Sequence[str]) -> list[str]:
+        """Remove documents (by document id) and all they contributed; returns the ids removed."""
+        return self.index.delete(ids)
+
+    async def adelete(self, ids: str | Sequence[str]) -> list[str]:
+        return await asyncio.to_thread(self.delete, ids)
+
+    # -- retrieval -------------------------------------------------------------------------------
+    def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
+        params = super()._get_ls_params(**kwargs)
+        params["ls_retriever_name"] = "minirag"
+        params["ls_vector_store_provider"] = "minirag"
+        params["ls_embedding_model"] = str(getattr(self.index.embedder, "name", ""))
+        extra: dict[str, Any] = {"minirag_mode": kwargs.get("mode") or self.mode,
+                                 "minirag_k": kwargs.get("k") or self.k}
+        return {**params, **extra}  # type: ignore[return-value]
+
+    def _plan(self, k: int | None, mode: str | None) -> tuple[int, str, dict[str, Any]]:
+        k = self.k if k is None else int(k)
+        mode = mode or self.mode
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        if mode not in ("mini", "light", "naive"):
+            raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+        return k, mode, {"top_k": k, "token_budget": self.token_budget, "fill": True}
+
+    def _shortfall(self, result: RetrievalResult, k: int) -> int:
+        return max(0, min(k, len(self.index.graph_store.chunk_ids())) - len(result.chunks))
+
+    def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
+        # Safeguard for a core result with fewer than k chunks although the index holds
+        # more: add next-best dense chunks within what is left of the token budget.
+        before = len(result.chunks)
+        taken = {c.chunk_id for c in result.chunks}
+        used = sum(c.n_tokens for c in result.chunks)
+        for chunk in extra.chunks:
+            if len(result.chunks) >= k:
+                break
+            if chunk.chunk_id in taken or used + chunk.n_tokens > self.token_budget:
+                continue
+            chunk.via = "fill"
+            result.chunks.append(chunk)
+            used += chunk.n_tokens
+        if len(result.chunks) > before:
+            logger.warning("core %s query returned %d of %d chunks; topped up with %d next-best dense chunks",
+                           result.mode, before, k, len(result.chunks) - before)
+            result.notes.append("topped up by langchain_minirag with next-best dense chunks (via='fill')")
+        else:
+            logger.debug("%d of %d chunks fit the token budget of %d", before, k, self.token_budget)
+
+    def _top_up_overrides(self, overrides: dict[str, Any], k: int) -> dict[str, Any]:
+        # The retriever applies the budget itself while topping up.
+        return {**overrides, "top_k": 2 * k, "token_budget": 10**9}
+
+    def _to_documents(self, result: RetrievalResult) -> list[Document]:
+        return [Document(page_content=c.text, metadata=_chunk_metadata(c, result), id=c.doc_id)
+                for c in result.chunks]
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                k: int | None = None, mode: Mode | None = None) -> list[Document]:
+        k, mode, overrides = self._plan(k, mode)
+        with active_callbacks(run_manager.get_child()):
+            result = self.index.query(query, mode=mode, **overrides)
+        if self._shortfall(result, k):
+            self._top_up(result, self.index.query(query, mode="naive", **self._top_up_overrides(overrides, k)), k)
+        summary = _summary(result)
+        run_manager.on_text(_summary_text(summary), minirag=summary)
+        run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
+        return self._to_documents(result)
+
+    async def _aget_relevant_documents(self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+                                       k: int | None = None, mode: Mode | None = None) -> list[Document]:
+        k, mode, overrides = self._plan(k, mode)
+        with active_callbacks(run_manager.get_child()):
+            result = await self.index.aquery(query, mode=mode, **overrides)
+        if self._shortfall(result, k):
+            extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
+            self._top_up(result, extra, k)
+        summary = _summary(result)
+        await run_manager.on_text(_summary_text(summary), minirag=summary)
+        await run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
+        return self._to_documents(result)
