@@ -17,6 +17,7 @@ from .embedding.base import Embedder
 from .storage.base import VectorStore
 
 ENTITIES, CHUNKS, RELATIONS = "entities", "chunks", "relations"
+GENERIC_RELATION_KEYWORDS = {"co-occurrence", "conversation", "session time", ""}
 
 
 def relation_vector_id(source: str, target: str) -> str:
@@ -34,8 +35,13 @@ RELATION_TEXT_CHARS = 120
 
 
 def relation_vector_text(source_name: str, target_name: str, keywords: str, description: str) -> str:
-    """Names, keywords and the start of the description: short, so embedding stays cheap
-    and the text (and its vector) stops changing once an edge has its first description."""
+    """Names, keywords and the start of the description, short so that embedding stays cheap
+    and the text (and its vector) stops changing once an edge has its first description.
+    Co-occurrence edges of the offline extractor carry a whole sentence as description and
+    only generic keywords; their names alone are embedded."""
+    generic = {k.strip() for k in keywords.split(",")} <= GENERIC_RELATION_KEYWORDS
+    if generic:
+        return f"{source_name} - {target_name}"
     return f"{source_name} - {target_name}: {keywords}. {description[:RELATION_TEXT_CHARS]}"
 
 

@@ -7,6 +7,7 @@ the embeddings, so Chroma never downloads its default model.
 from __future__ import annotations
 
 import threading
+import uuid
 from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import urlparse
@@ -35,7 +36,8 @@ class ChromaVectorStore:
 
     def __init__(self, path: Path | None = None, *, url: str | None = None, prefix: str = "minirag") -> None:
         self.url = url
-        self.prefix = prefix
+        # In-memory clients share one process-wide store: give each index its own names.
+        self.prefix = prefix if (path is not None or url) else f"{prefix}-{uuid.uuid4().hex[:12]}"
         self._client = _client(path, url)
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
