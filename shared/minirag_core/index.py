@@ -351,9 +351,16 @@ class MiniRAGIndex:
 
     # -- reads ---------------------------------------------------------------------------------
     def type_pool(self) -> dict[str, list[str]]:
-        if self._type_pool is None:
-            self._type_pool = self.graph_store.type_pool()
-        return self._type_pool
+        pool = self._type_pool
+        if pool is None:
+            # Under the read lock: computed outside it, a pool read from the graph before a
+            # concurrent insert could be stored after that insert reset the cache, and stay
+            # stale until the next write. (Callers must not already hold the read lock.)
+            with self._rw.read():
+                pool = self._type_pool
+                if pool is None:
+                    pool = self._type_pool = self.graph_store.type_pool()
+        return pool
 
     def map_query(self, query: str) -> QueryMapping:
         return self.query_mapper.map_query(query, self.type_pool())
