@@ -4,7 +4,8 @@ kept correct under incremental inserts and deletes, and queried in mini, light o
 Workdir layout: ``manifest.json`` (schema version and build settings), ``graph.json``
 (node-link JSON of the heterogeneous graph, including the document registry, written
 atomically), ``extractions.jsonl`` and ``llm_calls.jsonl`` (append-only caches) and
-``chroma/`` (vectors). Chroma is reconciled with the graph on open.
+``chroma/`` (vectors; with a Chroma server, ``chroma_server.json`` names this workdir's
+collections there instead). Chroma is reconciled with the graph on open.
 """
 
 from __future__ import annotations
@@ -127,7 +128,10 @@ class MiniRAGIndex:
         if vector_store is None:
             from .storage.chroma_store import ChromaVectorStore
 
-            vector_store = ChromaVectorStore(self._path("chroma"), url=chroma_url)
+            if chroma_url:
+                vector_store = ChromaVectorStore(None, url=chroma_url, prefix=self._server_prefix())
+            else:
+                vector_store = ChromaVectorStore(self._path("chroma"))
         self.graph_store = NetworkXGraphStore(self._path("graph.json"))
         self.vectors = VectorIndex(vector_store, embedder)
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
@@ -158,6 +162,25 @@ class MiniRAGIndex:
             detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
             raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
                                         "Open it with the same settings or index into a new workdir.")
+
+    def _server_prefix(self) -> str:
+        """Collection-name prefix on a Chroma server, own to this workdir (kept in
+        ``chroma_server.json``): with one shared prefix, opening one index would make
+        ``repair`` delete every other index's vectors on the same server."""
+        import uuid
+
+        path = self._path("chroma_server.json")
+        if path is None:
+            return f"minirag-{uuid.uuid4().hex[:12]}"
+        found = read_json(path, None)
+        if found is None:
+            # a workdir with a graph but no local vectors was built on a server with the old
+            # shared prefix: keep using it
+            legacy = self._path("graph.json").exists() and not self._path("chroma").exists()
+            prefix = "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"
+            found = {"collection_prefix": prefix}
+            atomic_write_json(path, found)
+        return str(found["collection_prefix"])
 
     def _default_extractor(self) -> Extractor:
         if self.llm is not None:

@@ -1,0 +1,142 @@
+"""The index against a real Chroma server (``chroma run`` on 127.0.0.1), configured by URL."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from minirag_core.index import MiniRAGIndex
+from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, relation_vector_id
+
+from conftest import lihuaworld_documents
+
+pytestmark = pytest.mark.slow
+
+QUESTIONS = ["What did Li Hua and Wolfgang talk about?", "Who delivered the bread?", "Where did Li Hua travel?"]
+MODES = ("mini", "light", "naive")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _chroma_executable() -> str:
+    found = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    if not Path(found).exists():
+        pytest.skip("the chroma executable is not installed")
+    return found
+
+
+class ChromaServer:
+    """``chroma run`` in a subprocess; ``start`` waits for the heartbeat."""
+
+    def __init__(self, path: Path, port: int, log: Path) -> None:
+        self.path, self.port, self.log = path, port, log
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 90.0) -> None:
+        self.proc = subprocess.Popen(
+            [_chroma_executable(), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chroma run exited with {self.proc.returncode}:\n{self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"no heartbeat from {self.url} in {timeout}s:\n{self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chroma-server")
+    srv = ChromaServer(root / "data", _free_port(), root / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def _results(index: MiniRAGIndex) -> dict:
+    return {(q, m): index.query(q, mode=m).to_json() for q in QUESTIONS for m in MODES}
+
+
+def _assert_vectors_match_graph(index: MiniRAGIndex) -> None:
+    graph, store = index.graph_store, index.vectors.store
+    assert store.ids(CHUNKS) == set(graph.chunk_ids())
+    assert store.ids(ENTITIES) == set(graph.entity_ids())
+    assert store.ids(RELATIONS) == {relation_vector_id(u, v) for u, v in graph.relation_edges()}
+
+
+def test_index_on_a_chroma_server_survives_reopen_and_server_restart(tmp_path, embedder, server):
+    import chromadb
+
+    docs = lihuaworld_documents(weeks=("week1",))[:10]
+    workdir = tmp_path / "wd"
+    index = MiniRAGIndex(workdir, embedder=embedder, chroma_url=server.url)
+    report = index.insert(docs)
+    assert len(report.inserted) == len(docs)
+    assert not (workdir / "chroma").exists(), "vectors must live on the server, not in the workdir"
+    assert (workdir / "chroma_server.json").exists()  # this workdir's own collection names there
+    _assert_vectors_match_graph(index)
+    before = _results(index)
+    assert all('"chunks": []' not in r for r in before.values())
+
+    # the server really holds them (seen through a separate HttpClient)
+    client = chromadb.HttpClient(host="127.0.0.1", port=server.port)
+    counts = {c.name: c.count() for c in client.list_collections()}
+    assert sum(counts.values()) == (index.stats()["chunks"] + index.stats()["entities"]
+                                    + len(index.graph_store.relation_edges()))
+
+    # reopen the workdir: same vectors, nothing to repair, same results
+    reopened = MiniRAGIndex(workdir, embedder=embedder, chroma_url=server.url)
+    assert not any(reopened.repair().values())
+    assert _results(reopened) == before
+
+    # restart the server on the same data: still the same
+    server.stop()
+    server.start()
+    after_restart = MiniRAGIndex(workdir, embedder=embedder, chroma_url=server.url)
+    assert not any(after_restart.repair().values())
+    assert _results(after_restart) == before
+
+    # deletes go to the server too
+    after_restart.delete(docs[0].id)
+    _assert_vectors_match_graph(after_restart)
+
+
+def test_two_workdirs_can_share_one_server(tmp_path, embedder, server):
+    docs = lihuaworld_documents(weeks=("week2",))
+    a = MiniRAGIndex(tmp_path / "a", embedder=embedder, chroma_url=server.url)
+    a.insert(docs[:3])
+    b = MiniRAGIndex(tmp_path / "b", embedder=embedder, chroma_url=server.url)
+    b.insert(docs[3:6])
+    # opening (and repairing) one must not delete the other's vectors
+    a = MiniRAGIndex(tmp_path / "a", embedder=embedder, chroma_url=server.url)
+    assert not any(a.repair().values())
+    _assert_vectors_match_graph(a)
+    _assert_vectors_match_graph(b)
+    assert {c.doc_id for c in a.query("What happened?", mode="naive").chunks} <= {d.id for d in docs[:3]}
