@@ -138,3 +138,52 @@ def test_good_record_survives_garbage_big(before: str, after: str, name: str, ot
 @given(broken_outputs(), st.text(max_size=200))
 def test_query_mapping_never_raises_big(text: str | bytes, query: str) -> None:
     _check_mapping(text, query)
+
+
+# -- query mapping: a parseable reply is kept, whatever the model wraps around it ---------------
+
+TYPES = st.sampled_from(["PERSON", "LOCATION", "EVENT", "ORGANIZATION", "DATE", "CONCEPT"])
+# prose around the JSON (no braces: those would start another object); lone surrogates too,
+# as text decoded with errors="surrogateescape" carries them
+PROSE = st.text(alphabet=st.characters(blacklist_characters="{}[]"), max_size=80)
+
+
+@st.composite
+def wrapped_mappings(draw: st.DrawFn) -> tuple[str, list[str], list[str]]:
+    types = draw(st.lists(TYPES, min_size=1, max_size=3))
+    entities = draw(st.lists(names, min_size=1, max_size=4))
+    text = json.dumps({"answer_type_keywords": types, "entities_from_query": entities},
+                      indent=draw(st.sampled_from([None, 2])))
+    style = draw(st.sampled_from(["plain", "fence", "prose", "both", "single_quotes", "unclosed"]))
+    if style == "fence":
+        text = "```json\n" + text + "\n```"
+    elif style == "prose":
+        text = draw(PROSE) + "\n" + text
+    elif style == "both":
+        text = draw(PROSE) + "\n```json\n" + text + "\n```\n" + draw(PROSE)
+    elif style == "single_quotes":
+        text = text.replace('"', "'")
+    elif style == "unclosed":  # cut off right before the closing brace
+        text = text.rstrip().removesuffix("}")
+    return text, types, entities
+
+
+def _check_mapping_kept(reply: tuple[str, list[str], list[str]], query: str) -> None:
+    text, types, entities = reply
+    m = parse_query_mapping(text, query)
+    assert m.answer_types == types[:3] and m.entities == entities, (text, m)
+    # also as bytes (what a raw HTTP body would be)
+    assert parse_query_mapping(text.encode("utf-8", errors="surrogatepass"), query).entities == entities
+
+
+@FAST
+@given(wrapped_mappings(), st.text(max_size=60))
+def test_query_mapping_keeps_parseable_reply_fast(reply, query: str) -> None:
+    _check_mapping_kept(reply, query)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(wrapped_mappings(), st.text(max_size=120))
+def test_query_mapping_keeps_parseable_reply_big(reply, query: str) -> None:
+    _check_mapping_kept(reply, query)
