@@ -1,4 +1,5 @@
-"""Lexical chunk relevance with BM25 (``bm25s``): names and rare words match literally."""
+"""Lexical chunk relevance with BM25 (``bm25s``): names, rare words and (normalised) dates
+match literally."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import threading
 
 import bm25s
 import numpy as np
+
+from .temporal import with_temporal_tokens
 
 
 class LexicalChunkIndex:
@@ -21,7 +24,7 @@ class LexicalChunkIndex:
         model = None
         if ids:
             model = bm25s.BM25()
-            model.index(bm25s.tokenize([texts[i] for i in ids], stopwords="en", show_progress=False),
+            model.index(bm25s.tokenize([with_temporal_tokens(texts[i]) for i in ids], stopwords="en", show_progress=False),
                         show_progress=False)
         with self._lock:
             self._ids, self._model = ids, model
@@ -36,7 +39,7 @@ class LexicalChunkIndex:
             ids, model = self._ids, self._model
         if model is None:
             return {}
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        tokens = bm25s.tokenize([with_temporal_tokens(query)], stopwords="en", show_progress=False, return_ids=False)[0]
         if not tokens:
             return {}
         values = np.asarray(model.get_scores(tokens))

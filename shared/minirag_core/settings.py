@@ -13,7 +13,7 @@ class RetrievalSettings:
     seed_top_k: int = 5            # nearest entity names per query entity
     seed_min_similarity: float = 0.55
     hops: int = 2                  # k of eq. 2 (k-hop subgraph around an edge)
-    max_subgraph_nodes: int = 3000
+    max_subgraph_nodes: int = 600
     max_answer_candidates: int = 60
     key_edges: int = 60            # |E_alpha hat|
     path_length: int = 3           # n: edges per reasoning path
@@ -24,6 +24,7 @@ class RetrievalSettings:
     dense_weight: float = 1.0      # chunk ranking: query vs chunk+descriptions
     lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
     graph_weight: float = 0.5      # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
+    graph_idf: bool = True         # weight entity-chunk links by the entity's inverse chunk frequency
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 
     def with_overrides(self, **overrides: Any) -> "RetrievalSettings":

@@ -3,6 +3,7 @@ key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token 
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -15,6 +16,14 @@ from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from .common import materialise
 from .sources import RetrievalSources
+
+
+def _specificity(entity_chunks: int, total_chunks: int, use_idf: bool) -> float:
+    """How much a link to this entity says about a chunk: an entity in every chunk (the
+    corpus's protagonist) says nothing, a rare one a lot (inverse document frequency)."""
+    if not use_idf or entity_chunks == 0:
+        return 1.0
+    return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
 
 
 def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
@@ -46,15 +55,17 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for path in paths:
         for node in set(path.nodes):
             entity_score[node] += path.score
+    query_vector = sources.embedder.embed([query])[0]
+    dense = sources.chunk_dense_scores(query_vector)
     graph_scores: dict[str, float] = defaultdict(float)
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     for entity, chunks in links.items():
+        specificity = _specificity(len(chunks), len(dense), settings.graph_idf)
         for chunk_id in chunks:
-            graph_scores[chunk_id] += entity_score[entity]
+            graph_scores[chunk_id] += entity_score[entity] * specificity
             chunk_entities[chunk_id].append(entity)
 
-    query_vector = sources.embedder.embed([query])[0]
-    relevance = query_relevance(sources.chunk_dense_scores(query_vector), sources.chunk_lexical_scores(query), weights)
+    relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
     pool = top_ids(relevance, settings.candidate_pool)
     ranked = rank_chunks(relevance, graph_scores, pool, weights)
     via = {c: "graph" for c, _ in ranked}

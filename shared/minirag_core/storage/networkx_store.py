@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import Counter, deque
 from pathlib import Path
@@ -38,7 +39,10 @@ class NetworkXGraphStore:
             node = self.graph.nodes[entity_id]
             return {k: node[k] for k in ("name", "type", "description", "source_chunks")}
 
-    def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int) -> nx.Graph:
+    def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
+                        max_neighbors: int = 40) -> nx.Graph:
+        """Breadth-first from the seeds over relation edges; each node contributes at most
+        its ``max_neighbors`` strongest relations, so a hub cannot pull in the whole graph."""
         with self.lock:
             g = self.graph
             start = [s for s in dict.fromkeys(seeds) if g.has_node(s) and g.nodes[s].get("kind") == ENTITY]
@@ -48,23 +52,24 @@ class NetworkXGraphStore:
                 node = queue.popleft()
                 if depth[node] >= hops:
                     continue
-                for neighbour in g.neighbors(node):
-                    if neighbour in depth or g.edges[node, neighbour].get("kind") != RELATION:
-                        continue
+                adjacency = g.adj[node]
+                strongest = heapq.nlargest(
+                    max_neighbors,
+                    (n for n, e in adjacency.items() if n not in depth and e.get("kind") == RELATION),
+                    key=lambda n: (adjacency[n]["weight"], n),
+                )
+                for neighbour in strongest:
                     depth[neighbour] = depth[node] + 1
                     queue.append(neighbour)
                     if len(depth) >= max_nodes:
                         break
             sub = nx.Graph()
-            for node in depth:
-                attrs = g.nodes[node]
-                sub.add_node(node, name=attrs["name"], type=attrs["type"], hop=depth[node])
-            for node in depth:
-                for neighbour in g.neighbors(node):
-                    if neighbour in depth and g.edges[node, neighbour].get("kind") == RELATION:
-                        e = g.edges[node, neighbour]
-                        sub.add_edge(node, neighbour, weight=e["weight"], description=e["description"],
-                                     keywords=e["keywords"])
+            sub.add_nodes_from((n, {"name": g.nodes[n]["name"], "type": g.nodes[n]["type"], "hop": d})
+                               for n, d in depth.items())
+            sub.add_edges_from(
+                (u, v, {"weight": e["weight"], "description": e["description"], "keywords": e["keywords"]})
+                for u, v, e in g.subgraph(depth).edges(data=True)
+            )
             return sub
 
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
