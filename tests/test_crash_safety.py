@@ -72,7 +72,8 @@ ZYGOTE = textwrap.dedent(r'''
 
     def run_check(cmd):
         cache = os.path.join(cmd["workdir"], "extractions.jsonl")
-        torn = os.path.exists(cache) and not open(cache, "rb").read().endswith(b"\n")
+        tail = open(cache, "rb").read()[-1:] if os.path.exists(cache) else b""
+        torn = tail not in (b"", b"\n")  # killed in the middle of an append
         repairs = []
         original = MiniRAGIndex.repair
         def spy(self):
