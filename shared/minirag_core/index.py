@@ -35,7 +35,8 @@ from .settings import RetrievalSettings
 from .storage.base import VectorStore, atomic_write_json, read_json
 from .storage.networkx_store import NetworkXGraphStore
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
-from .vectors import CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_vector_id, relation_vector_text
+from .vectors import (CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_has_meaning,
+                      relation_vector_id, relation_vector_text)
 
 logger = logging.getLogger("minirag_core")
 
@@ -323,11 +324,15 @@ class MiniRAGIndex:
                 node["vector_hash"] = _text_hash(text)
         self.vectors.upsert(ENTITIES, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
         if self.index_relations:
-            dead = [relation_vector_id(u, v) for u, v in edges if not g.has_edge(u, v)]
+            dead = [relation_vector_id(u, v) for u, v in edges
+                    if not g.has_edge(u, v) or not relation_has_meaning(g.edges[u, v]["keywords"])]
             self.vectors.delete(RELATIONS, dead)
             upsert = []
             for u, v in sorted(e for e in edges if g.has_edge(*e)):
                 edge = g.edges[u, v]
+                if not relation_has_meaning(edge["keywords"]):
+                    edge.pop("vector_hash", None)
+                    continue
                 text = relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], edge["keywords"],
                                             edge["description"])
                 if edge.get("vector_hash") != _text_hash(text):
@@ -348,7 +353,8 @@ class MiniRAGIndex:
         with self._rw.write():
             wanted_chunks = set(self.graph_store.chunk_ids())
             wanted_entities = set(self.graph_store.entity_ids())
-            wanted_relations = {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()}
+            wanted_relations = {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()
+                                if relation_has_meaning(g.edges[u, v]["keywords"])}
             plans = [(CHUNKS, wanted_chunks), (ENTITIES, wanted_entities)]
             if self.index_relations:
                 plans.append((RELATIONS, set(wanted_relations)))

@@ -34,14 +34,18 @@ def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
 RELATION_TEXT_CHARS = 120
 
 
+def relation_has_meaning(keywords: str) -> bool:
+    """Whether a relation says more than "these two co-occur": only those get a vector.
+
+    Co-occurrence edges of the offline extractor carry only generic keywords; embedding
+    them would cost more than all chunks together and match nothing but their two names.
+    """
+    return not {k.strip() for k in keywords.split(",")} <= GENERIC_RELATION_KEYWORDS
+
+
 def relation_vector_text(source_name: str, target_name: str, keywords: str, description: str) -> str:
     """Names, keywords and the start of the description, short so that embedding stays cheap
-    and the text (and its vector) stops changing once an edge has its first description.
-    Co-occurrence edges of the offline extractor carry a whole sentence as description and
-    only generic keywords; their names alone are embedded."""
-    generic = {k.strip() for k in keywords.split(",")} <= GENERIC_RELATION_KEYWORDS
-    if generic:
-        return f"{source_name} - {target_name}"
+    and the text (and its vector) stops changing once an edge has its first description."""
     return f"{source_name} - {target_name}: {keywords}. {description[:RELATION_TEXT_CHARS]}"
 
 

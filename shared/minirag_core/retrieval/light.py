@@ -47,7 +47,8 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
             scores[chunk_id] += similarity
     ranked = [(c, scores[c]) for c in top_ids(dict(scores), len(scores))]
     via = {c: "graph" for c, _ in ranked}
-    notes = []
+    notes = [] if relations else ["no relation vectors matched (co-occurrence edges are not embedded); "
+                                  "low-level entities only"]
     if settings.fill:
         dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
         extra = [(c, dense[c]) for c in top_ids(dense, len(dense)) if c not in scores]
