@@ -23,11 +23,11 @@ def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int
     path_edges = {tuple(sorted(e)) for p in paths for e in zip(p.nodes, p.nodes[1:])}
     key_edges = {tuple(sorted((k.source, k.target))): k.score for k in result.key_edges}
     entities = {n for p in paths for n in p.nodes} | set(result.seeds)
-    for entity_id in entities:
+    for entity_id in sorted(entities):
         attrs = graph.entity(entity_id) or {"name": entity_id, "type": ""}
         role = "seed" if entity_id in result.seeds else "answer" if entity_id in result.answer_candidates else "path"
         sub.add_node(entity_id, label=attrs["name"], role=role, title=f"{attrs['name']} ({attrs['type']})")
-    for u, v in path_edges:
+    for u, v in sorted(path_edges):
         sub.add_edge(u, v, on_path=True, key_score=key_edges.get((u, v), 0.0))
     links = graph.chunk_links(sorted(entities))
     for rank, chunk in enumerate(result.chunks, 1):
@@ -73,7 +73,7 @@ def _draw_png(sub: nx.Graph, title: str, out: Path) -> Path:
     nx.draw_networkx_edges(sub, pos, edgelist=keyed, edge_color="#d62728", width=4, ax=ax)
     nx.draw_networkx_labels(sub, pos, labels=nx.get_node_attributes(sub, "label"), font_size=8, ax=ax)
     ax.set_title(f"MiniRAG reasoning subgraph: {title}", fontsize=11)
-    ax.legend(loc="lower left", fontsize=8, scatterpoints=1)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, scatterpoints=1)
     ax.axis("off")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
