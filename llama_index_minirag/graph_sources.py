@@ -30,7 +30,7 @@ from minirag_core.lexical import LexicalChunkIndex
 from minirag_core.names import normalize_entity_name
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
-from minirag_core.vectors import chunk_ranking_text, relation_vector_text
+from minirag_core.vectors import chunk_ranking_text, relation_has_meaning, relation_vector_text
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
@@ -65,7 +65,9 @@ class GraphSnapshot:
         g = graph.graph
         self.entity_ids = graph.entity_ids()
         self.chunk_ids = graph.chunk_ids()
-        self.relation_pairs = graph.relation_edges()
+        # as in the core: only relations that say more than co-occurrence get a vector
+        self.relation_pairs = [(u, v) for u, v in graph.relation_edges()
+                               if relation_has_meaning(g.edges[u, v]["keywords"])]
         self._entity_texts = [g.nodes[e]["name"] for e in self.entity_ids]
         self._chunk_texts = [self.ranking_text(g, c) for c in self.chunk_ids]
         self._relation_texts = [relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], g.edges[u, v]["keywords"],
