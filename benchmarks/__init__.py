@@ -1,0 +1,1 @@
+"""Benchmarks of MiniRAG on LiHuaWorld (see README.md)."""
