@@ -16,7 +16,7 @@ class RetrievalSettings:
     max_subgraph_nodes: int = 600
     max_answer_candidates: int = 60
     key_edges: int = 60            # |E_alpha hat|
-    path_length: int = 3           # n: edges per reasoning path
+    path_length: int = 2           # n: edges per reasoning path
     paths_per_seed: int = 10       # top-k paths per (query entity, seed)
     beam_width: int = 64
     max_branch: int = 16

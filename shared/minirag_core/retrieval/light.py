@@ -20,6 +20,15 @@ LIGHT_ENTITIES_PER_KEYWORD = 10
 LIGHT_RELATIONS = 20
 
 
+def _relations_among(sources: RetrievalSources, entities: dict[str, float]) -> list[tuple[str, str, float]]:
+    """High level without relation vectors (offline co-occurrence edges carry none): the
+    relations joining two matched entities, scored by their endpoints' mean similarity."""
+    among = sources.graph.entity_subgraph(sorted(entities), 0, len(entities))
+    scored = [(min(u, v), max(u, v), (entities[u] + entities[v]) / 2) for u, v in among.edges()]
+    scored.sort(key=lambda r: (-r[2], r[0], r[1]))
+    return scored[:LIGHT_RELATIONS]
+
+
 def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping, settings: RetrievalSettings,
                    doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     scores: dict[str, float] = defaultdict(float)
@@ -35,6 +44,8 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
             chunk_entities[chunk_id].append(entity_id)
     high_level = " ".join([query, *mapping.answer_types])
     relations = sources.nearest_relations(sources.embedder.embed([high_level])[0], LIGHT_RELATIONS)
+    if not relations:
+        relations = _relations_among(sources, entities)
     subgraph = sources.graph.entity_subgraph(sorted({n for u, v, _ in relations for n in (u, v)}), 1, 10_000)
     key_edges = []
     for source, target, similarity in relations:
@@ -47,8 +58,7 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
             scores[chunk_id] += similarity
     ranked = [(c, scores[c]) for c in top_ids(dict(scores), len(scores))]
     via = {c: "graph" for c, _ in ranked}
-    notes = [] if relations else ["no relation vectors matched (co-occurrence edges are not embedded); "
-                                  "low-level entities only"]
+    notes = [] if relations else ["no relation matched; low-level entities only"]
     if settings.fill:
         dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
         extra = [(c, dense[c]) for c in top_ids(dense, len(dense)) if c not in scores]
