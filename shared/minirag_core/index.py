@@ -307,6 +307,7 @@ class MiniRAGIndex:
         return removed
 
     def _after_write(self) -> None:
+        self.graph_store.changed()
         self._type_pool = None
         self.sources.invalidate()
 

@@ -60,6 +60,9 @@ class OfflineQueryMapper:
 
     def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         entities = extract_query_entities(query, max_entities=self.max_entities)
+        # one batched model call for the query and its entities (retrieval embeds both next;
+        # the embedder's cache then serves them)
+        self.typer.embedder.embed([query, *entities])
         types = answer_types_for_query(query, typer=self.typer, k=self.max_types)
         pool_types = [t for t in (type_pool or {}) if t]
         if pool_types:

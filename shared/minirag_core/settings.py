@@ -14,7 +14,7 @@ class RetrievalSettings:
     seed_min_similarity: float = 0.55
     hops: int = 2                  # k of eq. 2 (k-hop subgraph around an edge)
     max_subgraph_nodes: int = 600
-    max_answer_candidates: int = 60
+    max_answer_candidates: int = 30
     key_edges: int = 60            # |E_alpha hat|
     path_length: int = 2           # n: edges per reasoning path
     paths_per_seed: int = 10       # top-k paths per (query entity, seed)

@@ -37,7 +37,8 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     low_level = mapping.entities or [query]
     for vector in sources.embedder.embed(low_level):
         for entity_id, similarity in sources.nearest_entities(vector, LIGHT_ENTITIES_PER_KEYWORD):
-            entities[entity_id] = max(similarity, entities.get(entity_id, 0.0))
+            # rounded: vector stores differ in the last float digits, and ties must break alike
+            entities[entity_id] = max(round(similarity, 5), entities.get(entity_id, 0.0))
     for entity_id, chunks in sources.graph.chunk_links(sorted(entities)).items():
         for chunk_id in chunks:
             scores[chunk_id] += entities[entity_id]

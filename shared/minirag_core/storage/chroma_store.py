@@ -68,11 +68,13 @@ class ChromaVectorStore:
 
     def query(self, collection: str, embedding: np.ndarray, k: int,
               where: dict[str, Any] | None = None) -> list[tuple[str, float, dict[str, Any]]]:
-        target = self._collection(collection)
-        if k <= 0 or target.count() == 0:
+        if k <= 0:
             return []
+        target = self._collection(collection)
         found = target.query(query_embeddings=[np.asarray(embedding)], n_results=k, where=where,
                              include=["distances", "metadatas"])
+        if not found["ids"] or not found["ids"][0]:
+            return []
         metadatas = found["metadatas"][0] if found.get("metadatas") else [None] * len(found["ids"][0])
         return [(i, 1.0 - float(d), dict(m or {}))
                 for i, d, m in zip(found["ids"][0], found["distances"][0], metadatas)]
