@@ -50,14 +50,21 @@ def relation_vector_text(source_name: str, target_name: str, keywords: str, desc
 
 
 class VectorIndex:
-    """The project's three collections over any ``VectorStore``, with an in-memory copy
-    of the chunk vectors for exact query-chunk similarities."""
+    """The project's three collections over any ``VectorStore``.
 
-    def __init__(self, store: VectorStore, embedder: Embedder) -> None:
+    Chunk and entity vectors are also held in memory (loaded once from the store, dropped
+    after a write to their collection) for exact similarities without a store round trip;
+    collections larger than ``in_memory_limit`` are searched in the store.
+    """
+
+    IN_MEMORY = (CHUNKS, ENTITIES)
+
+    def __init__(self, store: VectorStore, embedder: Embedder, in_memory_limit: int = 200_000) -> None:
         self.store = store
         self.embedder = embedder
+        self.in_memory_limit = in_memory_limit
         self._lock = threading.Lock()
-        self._chunk_matrix: tuple[list[str], np.ndarray] | None = None
+        self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
 
     def upsert(self, collection: str, ids: Sequence[str], texts: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None:
@@ -65,32 +72,45 @@ class VectorIndex:
             return
         vectors = self.embedder.embed(list(texts))
         self.store.upsert(collection, ids, vectors, texts, metadatas)
-        if collection == CHUNKS:
-            self._invalidate()
+        self._invalidate(collection)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
             self.store.delete(collection, list(ids))
-            if collection == CHUNKS:
-                self._invalidate()
+            self._invalidate(collection)
 
-    def _invalidate(self) -> None:
+    def _invalidate(self, collection: str) -> None:
         with self._lock:
-            self._chunk_matrix = None
+            self._matrices.pop(collection, None)
 
-    def nearest(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
-        return self.store.query(collection, vector, k)
-
-    def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
-        """All chunk ids and vectors (loaded once from the store, refreshed after writes)."""
+    def vectors(self, collection: str) -> tuple[list[str], np.ndarray]:
+        """All ids and vectors of a collection, from memory (loaded from the store on first use)."""
         with self._lock:
-            if self._chunk_matrix is None:
-                ids = sorted(self.store.ids(CHUNKS))
-                found = self.store.get_embeddings(CHUNKS, ids) if ids else {}
+            if collection not in self._matrices:
+                ids = sorted(self.store.ids(collection))
+                found = self.store.get_embeddings(collection, ids) if ids else {}
                 matrix = (np.stack([found[i] for i in ids]) if ids
                           else np.zeros((0, self.embedder.dim), dtype=np.float32))
-                self._chunk_matrix = (ids, matrix)
-            return self._chunk_matrix
+                self._matrices[collection] = (ids, matrix)
+            return self._matrices[collection]
+
+    def nearest(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
+        """Nearest ``k`` (id, cosine similarity, metadata); exact and in memory for chunks and
+        entities (no metadata then), in the store otherwise."""
+        in_memory = collection in self.IN_MEMORY and (
+            collection in self._matrices or self.store.count(collection) <= self.in_memory_limit)
+        if not in_memory:
+            return self.store.query(collection, vector, k)
+        ids, matrix = self.vectors(collection)
+        if not ids or k <= 0:
+            return []
+        similarities = matrix @ vector
+        top = np.argpartition(-similarities, min(k, len(ids)) - 1)[:k]
+        top = top[np.lexsort((top, -similarities[top]))]
+        return [(ids[i], float(similarities[i]), {}) for i in top]
+
+    def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
+        return self.vectors(CHUNKS)
 
     def chunk_similarities(self, vector: np.ndarray) -> dict[str, float]:
         ids, matrix = self.chunk_vectors()
