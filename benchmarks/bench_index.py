@@ -1,7 +1,7 @@
 """Index the whole LiHuaWorld corpus into a fresh temporary workdir and report its cost.
 
-    /work/venv/bin/python benchmarks/bench_index.py                       # embedded default, no model
-    /work/venv/bin/python benchmarks/bench_index.py --llm ollama:qwen2.5:3b --limit 20
+    .venv/bin/python benchmarks/bench_index.py                       # embedded default, no model
+    .venv/bin/python benchmarks/bench_index.py --llm ollama:qwen2.5:3b --limit 20
 
 Prints chunks, entities, relations, seconds in total and outside model calls, model calls
 per chunk, index bytes on disk against corpus bytes, and the process's peak memory.

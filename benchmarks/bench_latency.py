@@ -1,6 +1,6 @@
 """Query latency outside model calls for mini, light and naive on the whole-corpus index.
 
-    /work/venv/bin/python benchmarks/bench_latency.py [--workdir DIR] [--repeat 2]
+    .venv/bin/python benchmarks/bench_latency.py [--workdir DIR] [--repeat 2]
 
 Reuses the index of run_benchmark.py (building it when missing). On the embedded default,
 query mapping is offline, so the whole of each query is "outside model calls". Modes are

@@ -1,6 +1,6 @@
 """Time OfflineExtractor over the whole LiHuaWorld corpus (one chunk per session file).
 
-Run: PYTHONPATH=shared:. /work/venv/bin/python benchmarks/bench_offline_extractor.py [corpus_dir]
+Run: PYTHONPATH=shared:. .venv/bin/python benchmarks/bench_offline_extractor.py [corpus_dir]
 """
 
 from __future__ import annotations

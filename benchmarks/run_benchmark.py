@@ -1,9 +1,9 @@
 """MiniRAG (mini / light / naive) against BM25 on LiHuaWorld, on one index, in one run.
 
-    /work/venv/bin/python benchmarks/run_benchmark.py                 # whole dev set, embedded default
-    /work/venv/bin/python benchmarks/run_benchmark.py --rebuild       # re-index from scratch
-    /work/venv/bin/python benchmarks/run_benchmark.py --questions other.json --limit 50
-    /work/venv/bin/python benchmarks/run_benchmark.py --llm ollama:qwen2.5:3b   # + answer accuracy
+    .venv/bin/python benchmarks/run_benchmark.py                 # whole dev set, embedded default
+    .venv/bin/python benchmarks/run_benchmark.py --rebuild       # re-index from scratch
+    .venv/bin/python benchmarks/run_benchmark.py --questions other.json --limit 50
+    .venv/bin/python benchmarks/run_benchmark.py --llm ollama:qwen2.5:3b   # + answer accuracy
 
 Builds (or reuses) one whole-corpus index on the embedded default (no LLM), runs every
 system over the same chunks with top 5 within a 6000-token budget, and writes

@@ -1,8 +1,8 @@
 """Parameter sweep of mini mode over ``RetrievalSettings`` overrides, on one reused index.
 
-    /work/venv/bin/python benchmarks/sweep_retrieval.py                    # --grid oat,weights
-    /work/venv/bin/python benchmarks/sweep_retrieval.py --grid structure --limit 100
-    /work/venv/bin/python benchmarks/sweep_retrieval.py --set hops=1,2 --set graph_weight=0,0.5,1
+    .venv/bin/python benchmarks/sweep_retrieval.py                    # --grid oat,weights
+    .venv/bin/python benchmarks/sweep_retrieval.py --grid structure --limit 100
+    .venv/bin/python benchmarks/sweep_retrieval.py --set hops=1,2 --set graph_weight=0,0.5,1
 
 Grids (each setting is a full ``index.query(q, mode="mini", **overrides)`` per question —
 nothing is cached between settings, so every setting pays and benefits alike):
