@@ -15,7 +15,10 @@ from minirag_core.extraction.offline_extractor import OfflineExtractor
 from minirag_core.names import normalize_entity_name
 from minirag_core.types import Chunk
 
-CORPUS = Path("/work/shared/data/lihuaworld/corpus")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.lihuaworld import default_dir  # noqa: E402
+
+CORPUS = default_dir() / "corpus"
 
 
 def main() -> None:

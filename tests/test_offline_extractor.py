@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import LIHUAWORLD
+
 import asyncio
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from minirag_core.extraction.offline_extractor import (
 from minirag_core.names import normalize_entity_name
 from minirag_core.types import Chunk
 
-CORPUS = Path("/work/shared/data/lihuaworld/corpus")
+CORPUS = LIHUAWORLD / "corpus"
 FILES = {
     "lunch": "week1/20260108_1100.txt",      # Wolfgang/Li Hua lunch, cozy café, 12:00
     "thai": "week26/20260702_1500.txt",      # Thai dinner, pad thai, spring rolls

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import LIHUAWORLD
+
 import asyncio
 import json
 from pathlib import Path
@@ -11,7 +13,7 @@ import pytest
 from minirag_core.extraction.base import QueryMapper
 from minirag_core.query_mapping_offline import OfflineQueryMapper, extract_query_entities
 
-QA = Path("/work/shared/data/lihuaworld/qa_dev.json")
+QA = LIHUAWORLD / "qa_dev.json"
 
 
 @pytest.fixture(scope="module")
