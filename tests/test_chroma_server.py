@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from minirag_core.index import MiniRAGIndex
-from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, relation_vector_id
+from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS
 
 from conftest import lihuaworld_documents
 
@@ -86,9 +86,10 @@ def _results(index: MiniRAGIndex) -> dict:
 
 def _assert_vectors_match_graph(index: MiniRAGIndex) -> None:
     graph, store = index.graph_store, index.vectors.store
-    assert store.ids(CHUNKS) == set(graph.chunk_ids())
-    assert store.ids(ENTITIES) == set(graph.entity_ids())
-    assert store.ids(RELATIONS) == {relation_vector_id(u, v) for u, v in graph.relation_edges()}
+    expected = index.expected_vector_ids()
+    assert expected[CHUNKS] == set(graph.chunk_ids()) and expected[ENTITIES] == set(graph.entity_ids())
+    for collection in (CHUNKS, ENTITIES, RELATIONS):
+        assert store.ids(collection) == expected[collection], collection
 
 
 def test_index_on_a_chroma_server_survives_reopen_and_server_restart(tmp_path, embedder, server):
@@ -108,8 +109,7 @@ def test_index_on_a_chroma_server_survives_reopen_and_server_restart(tmp_path, e
     # the server really holds them (seen through a separate HttpClient)
     client = chromadb.HttpClient(host="127.0.0.1", port=server.port)
     counts = {c.name: c.count() for c in client.list_collections()}
-    assert sum(counts.values()) == (index.stats()["chunks"] + index.stats()["entities"]
-                                    + len(index.graph_store.relation_edges()))
+    assert sum(counts.values()) == sum(len(ids) for ids in index.expected_vector_ids().values())
 
     # reopen the workdir: same vectors, nothing to repair, same results
     reopened = MiniRAGIndex(workdir, embedder=embedder, chroma_url=server.url)

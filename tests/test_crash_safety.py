@@ -46,7 +46,7 @@ ZYGOTE = textwrap.dedent(r'''
     import minirag_core.index as index_module
     from minirag_core.index import MiniRAGIndex
     from minirag_core.types import Document
-    from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, relation_vector_id
+    from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
     import chromadb  # imported, no client before the fork
 
@@ -84,8 +84,8 @@ ZYGOTE = textwrap.dedent(r'''
         index = MiniRAGIndex(cmd["workdir"], embedder=EMBEDDER)  # must not raise
         store, graph = index.vectors.store, index.graph_store
         problems = []
-        wanted = {CHUNKS: set(graph.chunk_ids()), ENTITIES: set(graph.entity_ids()),
-                  RELATIONS: {relation_vector_id(u, v) for u, v in graph.relation_edges()}}
+        wanted = index.expected_vector_ids()
+        assert wanted[CHUNKS] == set(graph.chunk_ids()) and wanted[ENTITIES] == set(graph.entity_ids())
         for name, ids in wanted.items():
             if store.ids(name) != ids:
                 problems.append(f"{name}: chroma and graph disagree after reopen")

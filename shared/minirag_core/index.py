@@ -347,6 +347,18 @@ class MiniRAGIndex:
             upsert.append((chunk_id, chunk_ranking_text(node["text"], descriptions), {"doc_id": node["doc_id"]}))
         self.vectors.upsert(CHUNKS, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
 
+    def _relations_with_vectors(self) -> dict[str, tuple[str, str]]:
+        g = self.graph_store.graph
+        return {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()
+                if relation_has_meaning(g.edges[u, v]["keywords"])}
+
+    def expected_vector_ids(self) -> dict[str, set[str]]:
+        """The ids each collection must hold to agree with the graph."""
+        expected = {CHUNKS: set(self.graph_store.chunk_ids()), ENTITIES: set(self.graph_store.entity_ids())}
+        if self.index_relations:
+            expected[RELATIONS] = set(self._relations_with_vectors())
+        return expected
+
     def repair(self) -> dict[str, int]:
         """Make Chroma agree with the graph (after a crash between the two writes)."""
         g = self.graph_store.graph
@@ -354,8 +366,7 @@ class MiniRAGIndex:
         with self._rw.write():
             wanted_chunks = set(self.graph_store.chunk_ids())
             wanted_entities = set(self.graph_store.entity_ids())
-            wanted_relations = {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()
-                                if relation_has_meaning(g.edges[u, v]["keywords"])}
+            wanted_relations = self._relations_with_vectors()
             plans = [(CHUNKS, wanted_chunks), (ENTITIES, wanted_entities)]
             if self.index_relations:
                 plans.append((RELATIONS, set(wanted_relations)))
