@@ -17,6 +17,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
+from minirag_core.embedding.base import windows_from_offsets
 from minirag_core.llm.base import LLMError
 
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
@@ -186,15 +187,4 @@ class LangChainEmbedder:
 
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
         """Windows of ``size`` tokens overlapping by ``overlap``, as slices of ``text``."""
-        if size <= overlap:
-            raise ValueError("window size must be larger than overlap")
-        offsets = self._offsets(text)
-        if not offsets:
-            return [text] if text.strip() else []
-        windows, step = [], size - overlap
-        for start in range(0, len(offsets), step):
-            piece = offsets[start:start + size]
-            windows.append(text[piece[0][0]:piece[-1][1]])
-            if start + size >= len(offsets):
-                break
-        return windows
+        return windows_from_offsets(text, self._offsets(text), size, overlap)

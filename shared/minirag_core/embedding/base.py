@@ -20,3 +20,19 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]: ...
+
+
+def windows_from_offsets(text: str, offsets: Sequence[tuple[int, int]], size: int, overlap: int) -> list[str]:
+    """Slices of ``text`` covering ``size`` tokens each, overlapping by ``overlap`` tokens,
+    given each token's (start, end) character offsets."""
+    if size <= overlap:
+        raise ValueError("window size must be larger than overlap")
+    if not offsets:
+        return [text] if text.strip() else []
+    windows, step = [], size - overlap
+    for start in range(0, len(offsets), step):
+        piece = offsets[start:start + size]
+        windows.append(text[piece[0][0]:piece[-1][1]])
+        if start + size >= len(offsets):
+            break
+    return windows

@@ -11,6 +11,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .base import windows_from_offsets
+
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _CACHED_TEXT_CHARS = 200
 
@@ -112,17 +114,6 @@ class SentenceTransformerEmbedder:
 
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
         """Split ``text`` into windows of ``size`` tokens overlapping by ``overlap``, as text."""
-        if size <= overlap:
-            raise ValueError("window size must be larger than overlap")
         enc = self._tokenizer(text, add_special_tokens=False, truncation=False,
                               return_offsets_mapping=True, return_attention_mask=False, verbose=False)
-        offsets = enc["offset_mapping"]
-        if not offsets:
-            return [text] if text.strip() else []
-        windows, step = [], size - overlap
-        for start in range(0, len(offsets), step):
-            piece = offsets[start:start + size]
-            windows.append(text[piece[0][0]:piece[-1][1]])
-            if start + size >= len(offsets):
-                break
-        return windows
+        return windows_from_offsets(text, enc["offset_mapping"], size, overlap)
