@@ -326,6 +326,15 @@ _TYPERS: dict[int, EntityTyper] = {}
 _TYPERS_LOCK = threading.Lock()
 
 
+def new_typer(embedder=None) -> EntityTyper:
+    """A fresh typer over ``embedder`` (the bundled all-MiniLM-L6-v2 when None)."""
+    if embedder is None:
+        from .embedding.sentence_transformer import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder()
+    return EntityTyper(embedder)
+
+
 def _typer_for(embedder) -> EntityTyper:
     """One shared typer (type vectors embedded once) per embedder object."""
     with _TYPERS_LOCK:
@@ -337,6 +346,6 @@ def _typer_for(embedder) -> EntityTyper:
 
 
 __all__ = [
-    "TYPE_POOL", "EntityTyper", "answer_types_for_query", "rule_answer_types", "rule_type",
+    "TYPE_POOL", "EntityTyper", "new_typer", "answer_types_for_query", "rule_answer_types", "rule_type",
     "is_date_time",
 ]

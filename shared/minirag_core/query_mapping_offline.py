@@ -6,7 +6,7 @@ import asyncio
 
 import numpy as np
 
-from .entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query
+from .entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query, new_typer
 from .extraction.offline_extractor import extract_query_entities
 from .types import QueryMapping
 
@@ -30,11 +30,7 @@ class OfflineQueryMapper:
     @property
     def typer(self) -> EntityTyper:
         if self._typer is None:
-            if self._embedder is None:
-                from .embedding.sentence_transformer import SentenceTransformerEmbedder
-
-                self._embedder = SentenceTransformerEmbedder()
-            self._typer = EntityTyper(self._embedder)
+            self._typer = new_typer(self._embedder)
         return self._typer
 
     def _describe(self, t: str) -> str:

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, rule_type
+from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
 from ..names import clean_display_name, normalize_entity_name
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 
@@ -462,11 +462,7 @@ class OfflineExtractor:
     @property
     def typer(self) -> EntityTyper:
         if self._typer is None:
-            if self._embedder is None:
-                from ..embedding.sentence_transformer import SentenceTransformerEmbedder
-
-                self._embedder = SentenceTransformerEmbedder()
-            self._typer = EntityTyper(self._embedder)
+            self._typer = new_typer(self._embedder)
         return self._typer
 
     # -- per chunk, no typing --
