@@ -23,7 +23,7 @@ from benchmarks.common import (  # noqa: E402
     DEFAULT_WORKDIR, TOKEN_BUDGET, TOP_K, WARMUP_QUERY, SystemCaches, configure_threads, machine_info,
     open_corpus_index,
 )
-from benchmarks.lihuaworld import default_dir, default_questions_path, load_corpus, load_questions  # noqa: E402
+from benchmarks.lihuaworld import load_corpus_and_questions  # noqa: E402
 from benchmarks.metrics import percentile  # noqa: E402
 
 MODES = ("mini", "light", "naive")
@@ -41,11 +41,7 @@ def main(argv=None) -> dict:
     args = p.parse_args(argv)
     configure_threads(args.threads)
 
-    data = args.data.resolve() if args.data else default_dir()
-    docs = load_corpus(data)
-    questions = load_questions(args.questions or default_questions_path(data), sessions=[d.id for d in docs])
-    if args.limit:
-        questions = questions[: args.limit]
+    docs, questions = load_corpus_and_questions(args.data, args.questions, args.limit)
     index, build = open_corpus_index(args.workdir, docs)
     for mode in MODES:  # warm-up: embedding model, lazy BM25 index, type pool
         index.query(WARMUP_QUERY, mode=mode, top_k=TOP_K, token_budget=TOKEN_BUDGET)

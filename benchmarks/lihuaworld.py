@@ -150,3 +150,12 @@ def load_questions(path: str | Path | None = None, sessions: Iterable[str] | Non
         rows = rows.get("questions") or list(rows.values())
     known = set(sessions) if sessions is not None else None
     return [_parse_question(r, known) for r in rows]
+
+
+def load_corpus_and_questions(data: Path | None = None, questions_path: str | Path | None = None,
+                              limit: int | None = None) -> tuple[list[Document], list[Question]]:
+    """The corpus and its questions (the first ``limit`` of them, if given), as every script loads them."""
+    data = data.resolve() if data else default_dir()
+    docs = load_corpus(data)
+    questions = load_questions(questions_path or default_questions_path(data), sessions=[d.id for d in docs])
+    return docs, (questions[:limit] if limit else questions)

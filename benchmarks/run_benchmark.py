@@ -24,7 +24,7 @@ from benchmarks.common import (  # noqa: E402
     DEFAULT_OUT, DEFAULT_WORKDIR, TOKEN_BUDGET, TOP_K, WARMUP_QUERY, BM25Baseline, SystemCaches,
     configure_threads, machine_info, make_llm, open_corpus_index, peak_rss_mb, result_sessions,
 )
-from benchmarks.lihuaworld import corpus_bytes, default_dir, default_questions_path, load_corpus, load_questions  # noqa: E402
+from benchmarks.lihuaworld import corpus_bytes, default_dir, default_questions_path, load_corpus_and_questions  # noqa: E402
 from benchmarks.metrics import aggregate_by_type, exact_match, normalise_answer, normalised_match, score_question  # noqa: E402
 
 SYSTEMS = ("mini", "light", "naive", "bm25")
@@ -186,10 +186,7 @@ def main(argv=None) -> dict:
     t_start = time.perf_counter()
     threads = configure_threads(args.threads)
     data = args.data.resolve() if args.data else default_dir()
-    docs = load_corpus(data)
-    questions = load_questions(args.questions or default_questions_path(data), sessions=[d.id for d in docs])
-    if args.limit:
-        questions = questions[: args.limit]
+    docs, questions = load_corpus_and_questions(data, args.questions, args.limit)
     args.out.mkdir(parents=True, exist_ok=True)
 
     print(f"corpus: {len(docs)} sessions from {data}; questions: {len(questions)} "

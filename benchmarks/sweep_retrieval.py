@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import configure_threads, DEFAULT_WORKDIR, TOKEN_BUDGET, TOP_K, WARMUP_QUERY, open_corpus_index, result_sessions  # noqa: E402
-from benchmarks.lihuaworld import default_dir, default_questions_path, load_corpus, load_questions  # noqa: E402
+from benchmarks.lihuaworld import load_corpus_and_questions  # noqa: E402
 from benchmarks.metrics import aggregate_by_type, score_question  # noqa: E402
 
 OAT = {
@@ -104,11 +104,7 @@ def main(argv=None) -> list[dict]:
     args = p.parse_args(argv)
     configure_threads(args.threads)
 
-    data = args.data.resolve() if args.data else default_dir()
-    docs = load_corpus(data)
-    questions = load_questions(args.questions or default_questions_path(data), sessions=[d.id for d in docs])
-    if args.limit:
-        questions = questions[: args.limit]
+    docs, questions = load_corpus_and_questions(args.data, args.questions, args.limit)
     questions = [q for q in questions if q.has_evidence or q.type == "Single"]  # Null rows add no metric
     grid = settings_grid([g.strip() for g in args.grid.split(",") if g.strip()], args.set)
     index, build = open_corpus_index(args.workdir, docs)
