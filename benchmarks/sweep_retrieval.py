@@ -91,6 +91,11 @@ def label(overrides: dict) -> str:
     return "defaults" if not overrides else " ".join(f"{k}={v}" for k, v in overrides.items())
 
 
+
+def _cell(value: float | None, spec: str) -> str:
+    """A table cell; "–" where a metric has no questions (e.g. no Multi ones under --limit)."""
+    return "–" if value is None else format(value, spec)
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=None)
@@ -137,8 +142,8 @@ def main(argv=None) -> list[dict]:
     print("\n| setting | recall@5 | Multi recall@5 | all-evidence@5 | answer-in-context@5 | tokens | p50 ms |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['label']} | {r['recall@5']:.1f} | {r['multi_recall@5'] or 0:.1f} | {r['all_evidence@5']:.1f} "
-              f"| {r['answer_in_context@5']:.1f} | {r['context_tokens']:.0f} | {r['p50_ms']:.1f} |")
+        cells = [_cell(r[k], ".1f") for k in ("recall@5", "multi_recall@5", "all_evidence@5", "answer_in_context@5")]
+        print(f"| {r['label']} | " + " | ".join(cells) + f" | {_cell(r['context_tokens'], '.0f')} | {_cell(r['p50_ms'], '.1f')} |")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(rows, indent=1, default=str))
