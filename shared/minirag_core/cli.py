@@ -202,7 +202,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on itself
     try:
         return int(args.func(args))
     except CLIError as exc:

@@ -3,12 +3,16 @@ match literally."""
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import bm25s
 import numpy as np
 
 from .temporal import with_temporal_tokens
+
+# bm25s sets its own logger to DEBUG on import, which floods any application's log handlers
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class LexicalChunkIndex:
