@@ -50,7 +50,7 @@ def _merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
     """Add a chunk node, its entities, their mentions and the chunk's relations."""
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,
-                   text=chunk.text, n_tokens=chunk.n_tokens, relations=[])
+                   text=chunk.text, n_tokens=chunk.n_tokens, relations=[], subjects=[])
     per_entity: dict[str, dict[str, str]] = {}
     for entity in extraction.entities:
         node_id = normalize_entity_name(entity.name)
@@ -89,6 +89,8 @@ def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> No
         edge["sources"][chunk.id] = record
         edge.update(_merged_relation_view(edge["sources"]))
         graph.nodes[chunk.id]["relations"].append([source, target])
+    subjects = dict.fromkeys(normalize_entity_name(name) for name in extraction.subject_entities)
+    graph.nodes[chunk.id]["subjects"] = sorted(s for s in subjects if s and graph.has_edge(s, chunk.id))
 
 
 def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], set[tuple[str, str]]]:

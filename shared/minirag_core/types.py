@@ -56,6 +56,9 @@ class ExtractionResult:
     relations: list[ExtractedRelation] = field(default_factory=list)
     content_keywords: list[str] = field(default_factory=list)
     unparsed_records: int = 0
+    #: names of the entities the chunk is *about* (an encyclopedic passage's title, a section's
+    #: heading), as opposed to the ones it merely mentions; each is also in ``entities``
+    subject_entities: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +70,7 @@ class ExtractionResult:
             relations=[ExtractedRelation(**r) for r in data.get("relations", [])],
             content_keywords=list(data.get("content_keywords", [])),
             unparsed_records=int(data.get("unparsed_records", 0)),
+            subject_entities=list(data.get("subject_entities", [])),
         )
 
 

@@ -117,6 +117,7 @@ class NetworkXGraphStore:
                 if self.graph.has_node(chunk_id) and self.graph.nodes[chunk_id].get("kind") == CHUNK:
                     node = self.graph.nodes[chunk_id]
                     out[chunk_id] = {k: node[k] for k in ("text", "doc_id", "order", "n_tokens")}
+                    out[chunk_id]["subjects"] = list(node.get("subjects", ()))
             return out
 
     def chunk_ids(self) -> list[str]:
