@@ -81,7 +81,7 @@ def test_delete_removes_the_document(tmp_path, capsys):
         shutil.copy(SAMPLE / name, corpus / name)
     wd = tmp_path / "wd"
     assert main(["index", str(corpus), "--workdir", str(wd), "--quiet"]) == 0
-    assert main(["delete", "20260108_1100.txt", "--workdir", str(wd)]) == 0
+    assert main(["delete", "c/20260108_1100.txt", "--workdir", str(wd)]) == 0  # ids keep the folder name
     capsys.readouterr()
     assert main(["info", "--workdir", str(wd)]) == 0
     assert json.loads(capsys.readouterr().out)["documents"] == 1

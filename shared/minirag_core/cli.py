@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Sequence
 
 DEFAULT_WORKDIR = "minirag.workdir"
-TEXT_SUFFIXES = {".txt", ".md"}
 
 
 class CLIError(Exception):
@@ -29,57 +28,89 @@ def _llm_from_spec(spec: str | None, host: str | None):
     return OllamaBackend(model, host) if host else OllamaBackend(model)
 
 
+def _workdir(args: argparse.Namespace) -> Path:
+    workdir = Path(args.workdir)
+    if workdir.exists() and not workdir.is_dir():
+        raise CLIError(f"--workdir {workdir} is a file, not an index folder; choose another path")
+    return workdir
+
+
 def _open_index(args: argparse.Namespace, *, llm=None):
     from .index import IndexSettingsMismatch, MiniRAGIndex
+    from .workdir_lock import WorkdirBusy
 
-    workdir = Path(args.workdir)
+    workdir = _workdir(args)
     if args.command != "index" and not (workdir / "manifest.json").exists():
         raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
     try:
         return MiniRAGIndex(workdir, llm=llm, chroma_url=getattr(args, "chroma_url", None),
-                            show_progress=not getattr(args, "quiet", False))
-    except IndexSettingsMismatch as exc:
+                            show_progress=not getattr(args, "quiet", False),
+                            lock_timeout=getattr(args, "lock_timeout", None))
+    except (IndexSettingsMismatch, WorkdirBusy) as exc:
         raise CLIError(str(exc)) from exc
 
 
-def _collect_files(paths: Sequence[str]) -> list[tuple[Path, Path]]:
-    found = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            found.append((path, path.parent))
-        elif path.is_dir():
-            found.extend((f, path) for f in sorted(path.rglob("*")) if f.is_file() and f.suffix in TEXT_SUFFIXES)
-        else:
-            raise CLIError(f"{raw}: no such file or folder")
-    if not found:
-        raise CLIError("no .txt or .md files found in " + ", ".join(paths))
-    return found
+def _default_root(paths: Sequence[str]) -> Path:
+    """The folder that holds every given path: ids then name each file by where it lies,
+    folder name included (``index d1 d2`` gives ``d1/README`` and ``d2/README``)."""
+    import os
+
+    parents = [str(Path(p).resolve().parent) for p in paths]
+    return Path(os.path.commonpath(parents))
+
+
+def _document_id(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise CLIError(f"{path} is outside --root {root}; pass a --root that contains every path") from None
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from .file_reading import collect_files, read_document
     from .types import Document
+    from .workdir_lock import WorkdirBusy
 
-    files = _collect_files(args.paths)
+    root = Path(args.root).resolve() if args.root else _default_root(args.paths)
+    try:
+        files = collect_files(args.paths)
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc)) from exc
     index = _open_index(args, llm=_llm_from_spec(args.llm, args.ollama_host))
-    documents, unreadable = [], 0
-    for path, root in files:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            print(f"skipped {path}: not UTF-8 text", file=sys.stderr)
-            unreadable += 1
+    known_sources = {d: m.get("source") for d, m in index.doc_metadata().items()}
+    documents: list[Document] = []
+    skipped: dict[str, str] = {}
+    for path, reason in files.skipped.items():
+        skipped[str(path)] = reason
+    for path in files.readable:
+        doc_id = _document_id(path, root)
+        source = str(path.resolve())
+        if known_sources.get(doc_id) not in (None, source):
+            skipped[str(path)] = (f"its id {doc_id!r} already names {known_sources[doc_id]} in this index "
+                                  "(indexed from another --root); pass the same --root as before")
             continue
-        doc_id = path.relative_to(root).as_posix()
-        documents.append(Document(id=doc_id, text=text, metadata={"source": str(path)}))
+        text, reason = read_document(path)
+        if text is None:
+            skipped[str(path)] = reason
+            continue
+        documents.append(Document(id=doc_id, text=text, metadata={"source": source}))
     start = time.perf_counter()
-    report = index.insert(documents)
+    try:
+        report = index.insert(documents)
+    except WorkdirBusy as exc:
+        raise CLIError(str(exc)) from exc
     stats = index.stats()
+    for path, reason in skipped.items():
+        print(f"skipped {path}: {reason}", file=sys.stderr)
     print(report)
     print(f"index: {stats['documents']} documents, {stats['chunks']} chunks, {stats['entities']} entities, "
           f"{stats['relations']} entity-entity edges, {stats['mentions']} entity-chunk edges "
           f"({time.perf_counter() - start:.1f} s)")
-    return 1 if report.rejected or unreadable else 0
+    if skipped or report.rejected:
+        print(f"summary: {len(report.inserted) + len(report.updated)} indexed, {len(report.unchanged)} unchanged, "
+              f"{len(skipped) + len(report.rejected)} skipped (listed above)", file=sys.stderr)
+    usable = report.inserted or report.updated or report.unchanged
+    return 0 if usable else 1
 
 
 def _print_result(result, as_json: bool) -> None:
@@ -100,7 +131,13 @@ def _print_result(result, as_json: bool) -> None:
             print(f"  {path.score:7.3f}  {' -> '.join(path.nodes)}  (from {path.query_entity!r})")
 
 
+def _check_question(args: argparse.Namespace) -> None:
+    if not args.question.strip():
+        raise CLIError("the question is empty")
+
+
 def cmd_query(args: argparse.Namespace) -> int:
+    _check_question(args)
     index = _open_index(args)
     _print_result(index.query(args.question, mode=args.mode, top_k=args.k), args.json)
     return 0
@@ -110,6 +147,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     llm = _llm_from_spec(args.llm, args.ollama_host)
     if llm is None:
         raise CLIError("answer needs a model: --llm ollama:MODEL (e.g. ollama:qwen2.5:3b)")
+    _check_question(args)
     from .llm.base import LLMError
 
     index = _open_index(args, llm=llm)
@@ -133,23 +171,48 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    index = _open_index(args)
-    info = {"workdir": str(Path(args.workdir).resolve()), **index._manifest(), **index.stats(),
-            "bytes_on_disk": sum(f.stat().st_size for f in Path(args.workdir).rglob("*") if f.is_file()),
-            "retrieval_settings": index.settings.to_dict()}
+    """Read the manifest and the graph only: no embedding model, no vector store."""
+    from .index import SCHEMA_VERSION
+    from .storage.base import read_json
+    from .storage.networkx_store import NetworkXGraphStore
+
+    workdir = _workdir(args)
+    manifest = read_json(workdir / "manifest.json", None)
+    if manifest is None:
+        raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
+    graph = NetworkXGraphStore(workdir / "graph.json")
+    from .settings import RetrievalSettings
+
+    info = {"workdir": str(workdir.resolve()), "schema_version": SCHEMA_VERSION, **manifest,
+            "documents": len(graph.graph.graph.get("documents", {})), **graph.stats(),
+            "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
+            "retrieval_settings": RetrievalSettings().to_dict()}
     print(json.dumps(info, indent=2))
     return 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .visualize import draw_reasoning_subgraph
+    from .visualize import SUFFIXES, draw_reasoning_subgraph
 
+    _check_question(args)
+    if Path(args.out).suffix.lower() not in SUFFIXES:
+        raise CLIError(f"--out {args.out}: choose a .png or .html file")
     index = _open_index(args)
     result = index.query(args.question, mode="mini", top_k=args.k)
     out = draw_reasoning_subgraph(result, index.graph_store, Path(args.out))
     print(f"wrote {out}")
     _print_result(result, False)
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--workdir", default=DEFAULT_WORKDIR, help=f"index folder (default {DEFAULT_WORKDIR})")
         p.add_argument("--chroma-url", help="use a Chroma server (e.g. http://127.0.0.1:8000) instead of embedded")
+        p.add_argument("--lock-timeout", type=float, default=None,
+                       help="seconds to wait while another process writes to the workdir (default: wait)")
 
     def model(p: argparse.ArgumentParser) -> None:
         p.add_argument("--llm", help="model for extraction/query mapping/answers, e.g. ollama:qwen2.5:3b "
@@ -169,11 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     def retrieval(p: argparse.ArgumentParser) -> None:
         p.add_argument("question")
         p.add_argument("--mode", choices=["mini", "light", "naive"], default="mini")
-        p.add_argument("--k", type=int, default=5, help="chunks to retrieve (default 5)")
+        p.add_argument("--k", type=_positive_int, default=5, help="chunks to retrieve (default 5)")
         p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
-    p = sub.add_parser("index", help="index folders of .txt/.md files (or single files)")
+    p = sub.add_parser("index", help="index folders of text files (.txt, .md, .html, ...) or single files")
     p.add_argument("paths", nargs="+")
+    p.add_argument("--root", help="document ids are file paths relative to this folder "
+                                         "(default: the folder holding every PATH, so ids keep the folder name)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     common(p), model(p)
     p.set_defaults(func=cmd_index)
@@ -193,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="draw the query's reasoning subgraph (.png or .html)")
     p.add_argument("question")
     p.add_argument("--out", default="graph.png", help="output file: .png (matplotlib) or .html (pyvis)")
-    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--k", type=_positive_int, default=5)
     common(p)
     p.set_defaults(func=cmd_explain)
     return parser

@@ -23,10 +23,14 @@ class InsertReport:
     rejected: dict[str, str] = field(default_factory=dict)  # document id or position -> reason
     chunks: int = 0
     unparsed_records: int = 0
+    #: chunks the extractor failed on (chunk id -> document id): indexed without entities
+    failed_chunks: dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         text = (f"{len(self.inserted)} inserted, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
                 f"{len(self.rejected)} rejected, {self.chunks} new chunks")
+        if self.failed_chunks:
+            text += f", {len(self.failed_chunks)} chunks without entities (extraction failed; see the log)"
         return text + "".join(f"\n  rejected {k}: {v}" for k, v in self.rejected.items())
 
 

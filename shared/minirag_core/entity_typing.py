@@ -13,8 +13,12 @@ embeds every distinct name once.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import tempfile
 import threading
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -180,8 +184,9 @@ class EntityTyper:
 
     def __init__(self, embedder, *, type_pool: dict[str, str] | None = None,
                  known_persons: Iterable[str] = (), context_weight: float = 0.5,
-                 rule_only_types: Iterable[str] = (NATIONALITY,)) -> None:
+                 rule_only_types: Iterable[str] = (NATIONALITY,), vectors_path: Path | None = None) -> None:
         self.embedder = embedder
+        self.vectors_path = vectors_path  # where the type vectors persist between processes
         self.type_pool = dict(type_pool or TYPE_POOL)
         self.types = list(self.type_pool)
         # types reached by rules only (never by zero-shot): NATIONALITY pulls in "pad thai"
@@ -202,11 +207,31 @@ class EntityTyper:
                 for ex in TYPE_EXAMPLES.get(t, []):
                     texts.append(ex)
                     owners.append(i)
-            vecs = self.embedder.embed(texts)
+            vecs = self._embed_persisted(texts)
             self._proto_vecs = vecs
             self._proto_owner = np.array(owners)
             self._type_vecs = vecs[: len(self.types)]
         return self._type_vecs
+
+    def _embed_persisted(self, texts: list[str]) -> np.ndarray:
+        """Embed the type descriptions, or read them from ``vectors_path`` when it holds the
+        vectors of exactly these texts by this embedder (a process then skips ~100 embeddings)."""
+        key = hashlib.sha256("\x00".join([str(getattr(self.embedder, "name", "")), *texts]).encode()).hexdigest()
+        path = self.vectors_path
+        if path is not None and path.exists():
+            try:
+                with np.load(path) as stored:
+                    if str(stored["key"]) == key:
+                        return np.asarray(stored["vectors"], dtype=np.float32)
+            except (OSError, ValueError, KeyError):
+                pass  # unreadable: embed again and overwrite
+        vectors = self.embedder.embed(texts)
+        if path is not None:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, key=np.array(key), vectors=vectors)
+            os.replace(tmp, path)
+        return vectors
 
     def zero_shot_scores(self, texts: Sequence[str]) -> np.ndarray:
         """Per type: max cosine similarity to its description or a prototype, shape (len(texts), n_types)."""

@@ -14,15 +14,16 @@ import asyncio
 import hashlib
 import json
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from . import graph as graph_ops
-from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, chunk_document
+from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from .concurrency import ReadWriteLock
 from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
 from .embedding.base import Embedder
@@ -35,6 +36,7 @@ from .settings import RetrievalSettings
 from .storage.base import VectorStore, atomic_write_json, read_json
 from .storage.networkx_store import NetworkXGraphStore
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
+from .workdir_lock import WorkdirLock
 from .vectors import (CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_has_meaning,
                       relation_vector_id, relation_vector_text)
 
@@ -106,7 +108,7 @@ class MiniRAGIndex:
                  chroma_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-                 show_progress: bool = False) -> None:
+                 show_progress: bool = False, lock_timeout: float | None = None) -> None:
         self.workdir = Path(workdir) if workdir is not None else None
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
@@ -122,6 +124,7 @@ class MiniRAGIndex:
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
         self._check_manifest()
+        self._entity_typer: Any = None
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor = extractor or self._default_extractor()
@@ -138,7 +141,27 @@ class MiniRAGIndex:
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
-        self.repair()
+        self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
+        # repair only when no other process is writing: mid-write, graph and vectors differ by design
+        if self._process_lock is None or self._process_lock.try_acquire():
+            try:
+                self.repair()
+            finally:
+                if self._process_lock is not None:
+                    self._process_lock.release()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the workdir's inter-process write lock, first catching up with what another
+        process wrote since this one read the graph (so no writer overwrites another's work)."""
+        if self._process_lock is None:
+            yield
+            return
+        with self._process_lock:
+            if self.graph_store.reload_if_changed():
+                self.vectors.forget()
+                self._after_write()
+            yield
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -190,7 +213,7 @@ class MiniRAGIndex:
             return LLMExtractor(self.llm, cache=self.llm_cache)
         from .extraction.offline_extractor import OfflineExtractor
 
-        return OfflineExtractor(self.embedder)
+        return OfflineExtractor(self.embedder, typer=self._typer())
 
     def _default_query_mapper(self) -> QueryMapper:
         if self.llm is not None:
@@ -199,7 +222,16 @@ class MiniRAGIndex:
             return LLMQueryMapper(self.llm, cache=self.llm_cache)
         from .query_mapping_offline import OfflineQueryMapper
 
-        return OfflineQueryMapper(self.embedder)
+        return OfflineQueryMapper(self.embedder, typer=self._typer())
+
+    def _typer(self) -> Any:
+        """One entity typer for the offline extractor and query mapper, its type vectors kept
+        in the workdir so that a new process need not embed them again."""
+        if self._entity_typer is None:
+            from .entity_typing import EntityTyper
+
+            self._entity_typer = EntityTyper(self.embedder, vectors_path=self._path("type_vectors.npz"))
+        return self._entity_typer
 
     # -- registry ---------------------------------------------------------------------------
     @property
@@ -220,6 +252,10 @@ class MiniRAGIndex:
         """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks
         are extracted, in batches that are saved as they complete (a crash loses at most
         the batch under way, and re-running resumes)."""
+        with self._writing():
+            return self._insert(documents, show_progress)
+
+    def _insert(self, documents: Iterable[DocumentInput], show_progress: bool | None) -> InsertReport:
         accepted, rejected = validate_documents(documents, max_bytes=self.max_document_bytes)
         report = InsertReport(rejected=rejected)
         for key, reason in rejected.items():
@@ -231,29 +267,33 @@ class MiniRAGIndex:
             if known is not None and known["hash"] == digest and known.get("metadata") == document.metadata:
                 report.unchanged.append(document.id)
                 continue
-            if known is not None:
+            if known is not None:  # changed, or left unfinished by an interrupted run
                 self.delete([document.id])
                 report.updated.append(document.id)
             else:
                 report.inserted.append(document.id)
             pending.append((document, digest))
-        chunks_by_doc = [(d, h, chunk_document(d, self.embedder, chunk_tokens=self.chunk_tokens,
-                                                 overlap_tokens=self.chunk_overlap)) for d, h in pending]
-        progress = tqdm(total=sum(len(c) for _, _, c in chunks_by_doc), unit="chunk", desc="indexing",
+        progress = tqdm(total=sum(len(d.text) for d, _ in pending), unit="char", unit_scale=True, desc="indexing",
                         disable=not (self.show_progress if show_progress is None else show_progress))
-        batch: list[tuple[Document, str, list[Chunk]]] = []
-        for item in chunks_by_doc:
-            batch.append(item)
-            if sum(len(c) for _, _, c in batch) >= INSERT_BATCH_CHUNKS:
-                report.unparsed_records += self._insert_batch(batch, progress)
+        batch: list[tuple[Document, str, list[Chunk], bool]] = []
+        for document, digest in pending:
+            chunks: list[Chunk] = []
+            for chunk in iter_chunks(document, self.embedder, chunk_tokens=self.chunk_tokens,
+                                     overlap_tokens=self.chunk_overlap):
+                chunks.append(chunk)
+                if sum(len(c) for _, _, c, _ in batch) + len(chunks) >= INSERT_BATCH_CHUNKS:
+                    self._insert_batch([*batch, (document, digest, chunks, False)], progress, report)
+                    batch, chunks = [], []
+            batch.append((document, digest, chunks, True))
+            if sum(len(c) for _, _, c, _ in batch) >= INSERT_BATCH_CHUNKS:
+                self._insert_batch(batch, progress, report)
                 batch = []
         if batch:
-            report.unparsed_records += self._insert_batch(batch, progress)
+            self._insert_batch(batch, progress, report)
         progress.close()
-        report.chunks = sum(len(c) for _, _, c in chunks_by_doc)
         return report
 
-    def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult]:
+    def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         """Extraction results per chunk, from the cache where this extractor has seen the chunk."""
         name = self.extractor.name
         results: dict[str, ExtractionResult] = {}
@@ -265,14 +305,34 @@ class MiniRAGIndex:
             else:
                 missing.append(chunk)
         if missing:
-            for chunk, result in zip(missing, self.extractor.extract(missing)):
+            for chunk, result in zip(missing, self._extract_isolating_failures(missing)):
                 results[chunk.id] = result
-                self.extraction_cache.put(name, chunk.id, False, json.dumps(result.to_json()))
+                if result is not None:
+                    self.extraction_cache.put(name, chunk.id, False, json.dumps(result.to_json()))
         return [results[c.id] for c in chunks]
 
-    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk]]], progress: tqdm) -> int:
-        chunks = [c for _, _, doc_chunks in batch for c in doc_chunks]
-        extractions = self._extract(chunks)
+    def _extract_isolating_failures(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
+        """The extractor's results; if it fails on the batch, chunk by chunk, so one bad chunk
+        costs only itself (``None``: the chunk stays searchable but adds no entities)."""
+        try:
+            return list(self.extractor.extract(chunks))
+        except Exception:  # noqa: BLE001 - any extractor fault is isolated, logged and reported
+            if len(chunks) == 1:
+                logger.exception("extraction failed for chunk %s of %s; indexed without entities",
+                                 chunks[0].id, chunks[0].doc_id)
+                return [None]
+            return [r for chunk in chunks for r in self._extract_isolating_failures([chunk])]
+
+    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: tqdm,
+                      report: InsertReport) -> None:
+        """Extract, add and save a batch: whole documents and pieces of long ones (``complete``
+        False until a document's last piece; an unfinished one has no hash, so a re-run redoes it)."""
+        chunks = [c for _, _, doc_chunks, _ in batch for c in doc_chunks]
+        found = self._extract(chunks)
+        for chunk, extraction in zip(chunks, found):
+            if extraction is None:
+                report.failed_chunks[chunk.id] = chunk.doc_id
+        extractions = [e if e is not None else ExtractionResult() for e in found]
         with self._rw.write():
             g = self.graph_store.graph
             touched_entities: set[str] = set()
@@ -282,19 +342,22 @@ class MiniRAGIndex:
                 for neighbour in g.neighbors(chunk.id):
                     touched_entities.add(neighbour)
                 touched_edges.update(tuple(e) for e in g.nodes[chunk.id]["relations"])
-            for document, digest, doc_chunks in batch:
-                self._documents[document.id] = {"hash": digest, "chunks": [c.id for c in doc_chunks],
-                                                "metadata": document.metadata}
+            for document, digest, doc_chunks, complete in batch:
+                entry = self._documents.setdefault(document.id, {"hash": "", "chunks": [],
+                                                                 "metadata": document.metadata})
+                entry["chunks"].extend(c.id for c in doc_chunks)
+                entry["hash"] = digest if complete else ""
             self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
             self.graph_store.save()
             self._after_write()
-        progress.update(len(chunks))
-        return sum(e.unparsed_records for e in extractions)
+        progress.update(sum(len(c.text) for c in chunks))
+        report.chunks += len(chunks)
+        report.unparsed_records += sum(e.unparsed_records for e in extractions)
 
     def delete(self, doc_ids: str | Sequence[str]) -> list[str]:
         """Remove documents and everything only they contributed; returns the ids removed."""
         ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
-        with self._rw.write():
+        with self._writing(), self._rw.write():
             removed = [d for d in ids if d in self._documents]
             chunk_ids = [c for d in removed for c in self._documents[d]["chunks"]]
             entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)

@@ -39,14 +39,14 @@ class OfflineQueryMapper:
     def _to_pool(self, types: list[str], pool_types: list[str]) -> list[str]:
         upper = {p.upper(): p for p in pool_types}
         key = tuple(pool_types)
-        if key not in self._pool_cache:
-            self._pool_cache[key] = self.typer.embedder.embed([self._describe(p) for p in pool_types])
-        pool_vecs = self._pool_cache[key]
         out: list[str] = []
         for t in types:
             if t.upper() in upper:
                 mapped = upper[t.upper()]
-            else:
+            else:  # only now embed the pool's descriptions (most queries never need them)
+                if key not in self._pool_cache:
+                    self._pool_cache[key] = self.typer.embedder.embed([self._describe(p) for p in pool_types])
+                pool_vecs = self._pool_cache[key]
                 vec = self.typer.embedder.embed([self._describe(t)])[0]
                 order = np.argsort(-(pool_vecs @ vec))
                 mapped = next((pool_types[i] for i in order if pool_types[i] not in out), None)

@@ -79,6 +79,11 @@ class VectorIndex:
             self.store.delete(collection, list(ids))
             self._invalidate(collection)
 
+    def forget(self) -> None:
+        """Drop every in-memory matrix (another process changed the store)."""
+        with self._lock:
+            self._matrices.clear()
+
     def _invalidate(self, collection: str) -> None:
         with self._lock:
             self._matrices.pop(collection, None)

@@ -6,6 +6,7 @@ PNG through networkx + matplotlib (static, for READMEs and notebooks); HTML thro
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -13,6 +14,8 @@ import networkx as nx
 from .storage.base import GraphView
 from .types import RetrievalResult
 
+SUFFIXES = (".png", ".html")
+LABEL_CHARS = 28
 COLOURS = {"seed": "#2ca02c", "answer": "#ff7f0e", "path": "#9e9e9e", "chunk": "#1f77b4"}
 
 
@@ -26,17 +29,23 @@ def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int
     for entity_id in sorted(entities):
         attrs = graph.entity(entity_id) or {"name": entity_id, "type": ""}
         role = "seed" if entity_id in result.seeds else "answer" if entity_id in result.answer_candidates else "path"
-        sub.add_node(entity_id, label=attrs["name"], role=role, title=f"{attrs['name']} ({attrs['type']})")
+        sub.add_node(entity_id, label=_short(attrs["name"]), role=role, title=f"{attrs['name']} ({attrs['type']})")
     for u, v in sorted(path_edges):
         sub.add_edge(u, v, on_path=True, key_score=key_edges.get((u, v), 0.0))
     links = graph.chunk_links(sorted(entities))
     for rank, chunk in enumerate(result.chunks, 1):
         node = f"chunk:{chunk.chunk_id}"
-        sub.add_node(node, label=f"#{rank} {chunk.doc_id}", role="chunk", title=chunk.text[:300])
+        sub.add_node(node, label=_short(f"#{rank} {chunk.doc_id}"), role="chunk", title=chunk.text[:300])
         for entity_id, chunks in links.items():
             if chunk.chunk_id in chunks:
                 sub.add_edge(entity_id, node, on_path=False, key_score=0.0)
+    # an entity that reaches neither a path nor a chosen chunk explains nothing in the picture
+    sub.remove_nodes_from([n for n in list(sub) if sub.degree(n) == 0 and not n.startswith("chunk:")])
     return sub
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
 def draw_reasoning_subgraph(result: RetrievalResult, graph: GraphView, out: Path) -> Path:
@@ -46,7 +55,7 @@ def draw_reasoning_subgraph(result: RetrievalResult, graph: GraphView, out: Path
     if out.suffix.lower() == ".html":
         return _draw_html(sub, out)
     if out.suffix.lower() != ".png":
-        raise ValueError("explain writes .png or .html")
+        raise ValueError(f"explain writes {' or '.join(SUFFIXES)} files, not {out.suffix or 'no suffix'}")
     return _draw_png(sub, result.query, out)
 
 
@@ -57,7 +66,8 @@ def _draw_png(sub: nx.Graph, title: str, out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(12, 8))
-    pos = nx.spring_layout(sub, seed=7, k=1.2 / max(1, len(sub) ** 0.5))
+    # Kamada-Kawai spreads labelled nodes more evenly than a spring layout (fewer overlaps)
+    pos = nx.kamada_kawai_layout(sub) if len(sub) > 2 else nx.spring_layout(sub, seed=7)
     roles = nx.get_node_attributes(sub, "role")
     for role, colour in COLOURS.items():
         nodes = [n for n in sub if roles.get(n) == role]
@@ -92,5 +102,15 @@ def _draw_html(sub: nx.Graph, out: Path) -> Path:
         net.add_edge(u, v, color="#d62728" if attrs["on_path"] else "#1f77b4",
                      width=4 if attrs["key_score"] else (2 if attrs["on_path"] else 1),
                      title=f"eq.2 score {attrs['key_score']:.0f}" if attrs["key_score"] else "")
-    out.write_text(net.generate_html(), encoding="utf-8")
+    out.write_text(_without_remote_resources(net.generate_html()), encoding="utf-8")
     return out
+
+
+_REMOTE = re.compile(r"<(script|link)\b[^>]*\b(?:src|href)\s*=\s*[\"']https?://[^>]*>(?:\s*</script>)?",
+                     re.IGNORECASE)
+
+
+def _without_remote_resources(html: str) -> str:
+    """Drop every script or stylesheet fetched from the network (pyvis links Bootstrap from a
+    CDN for its optional menus); the graph's own JavaScript is inlined, so the page works offline."""
+    return _REMOTE.sub("", html)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -64,24 +65,54 @@ def _load(path: str) -> Any:
     return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
+#: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the NumPy
+#: encoder (no torch import: a query starts fast); larger ones by sentence-transformers
+_SMALL_BATCH = 128
+_SMALL_TEXT_CHARS = 400
+
+
 class SentenceTransformerEmbedder:
     """Embeds with a local sentence-transformers model and counts tokens with its tokenizer.
 
-    The model reads at most ``max_tokens`` word pieces; callers that embed longer
-    text should embed ``token_windows`` of it.
+    The torch model loads on the first large batch; small batches (queries, entity names)
+    go through a NumPy forward pass of the same weights, so opening an index and answering
+    a query needs no torch import. The model reads at most ``max_tokens`` word pieces;
+    callers that embed longer text should embed ``token_windows`` of it.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
                  batch_size: int = 64, cache_size: int = 50_000) -> None:
+        from tokenizers import Tokenizer
+
         self.model_path = str(model_path or bundled_model_path())
         self.name = name if model_path is None else (name if name != DEFAULT_MODEL_NAME else str(model_path))
         self.batch_size = batch_size
-        self._model = _load(self.model_path)
         self._lock = threading.Lock()
-        self.dim = int(self._model.get_embedding_dimension())
-        self.max_tokens = int(self._model.max_seq_length)
-        self._tokenizer = self._model.tokenizer
+        root = Path(self.model_path)
+        self.dim = int(json.loads((root / "config.json").read_text())["hidden_size"])
+        self.max_tokens = int(json.loads((root / "sentence_bert_config.json").read_text())["max_seq_length"])
+        self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self._numpy: Any = None
         self._cache = _LRU(cache_size)
+
+    @property
+    def _model(self) -> Any:
+        """The sentence-transformers model (torch), loaded on first use."""
+        return _load(self.model_path)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        small = len(texts) <= _SMALL_BATCH and all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
+        with self._lock:  # torch modules are not re-entrant across threads
+            if small:
+                if self._numpy is None:
+                    from .numpy_bert import NumpyBertEncoder
+
+                    self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
+                return self._numpy.encode(texts)
+            return np.asarray(self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                                 convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised vectors; short texts (names, queries) are served from an LRU cache."""
@@ -94,26 +125,19 @@ class SentenceTransformerEmbedder:
             else:
                 out[position] = cached
         if misses:
-            with self._lock:  # torch modules are not re-entrant across threads
-                vectors = self._model.encode(
-                    list(misses), batch_size=self.batch_size, normalize_embeddings=True,
-                    convert_to_numpy=True, show_progress_bar=False,
-                )
-            for (text, positions), vector in zip(misses.items(), np.asarray(vectors, dtype=np.float32)):
+            for (text, positions), vector in zip(misses.items(), self._encode(list(misses))):
                 out[positions] = vector
                 if len(text) <= _CACHED_TEXT_CHARS:
                     self._cache.put(text, vector)
         return out
 
     def _ids(self, text: str) -> list[int]:
-        return self._tokenizer(text, add_special_tokens=False, truncation=False,
-                               return_attention_mask=False, verbose=False)["input_ids"]
+        return self._tokenizer.encode(text, add_special_tokens=False).ids
 
     def count_tokens(self, text: str) -> int:
         return len(self._ids(text))
 
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
         """Split ``text`` into windows of ``size`` tokens overlapping by ``overlap``, as text."""
-        enc = self._tokenizer(text, add_special_tokens=False, truncation=False,
-                              return_offsets_mapping=True, return_attention_mask=False, verbose=False)
-        return windows_from_offsets(text, enc["offset_mapping"], size, overlap)
+        enc = self._tokenizer.encode(text, add_special_tokens=False)
+        return windows_from_offsets(text, enc.offsets, size, overlap)

@@ -557,7 +557,7 @@ class OfflineExtractor:
             sentence_keys = in_message
             if msg.speaker:
                 sk = normalize_entity_name(msg.speaker)
-                if sk not in sentence_keys:
+                if sk in ce.names and sk not in sentence_keys:
                     sentence_keys = [sk] + sentence_keys
             desc = _trim(f"{msg.speaker}: {sent}" if msg.speaker else sent, MAX_SENTENCE)
             for a in range(len(sentence_keys)):
@@ -574,6 +574,9 @@ class OfflineExtractor:
         for msg in messages:
             if msg.speaker and prev and msg.speaker != prev.speaker:
                 pair = tuple(sorted((normalize_entity_name(prev.speaker), normalize_entity_name(msg.speaker))))
+                if not all(key in ce.names for key in pair):
+                    prev = msg  # a speaker too short to be an entity ("A:", "Q:")
+                    continue
                 rec = ce.relations.setdefault(pair, [0, [], set()])
                 rec[0] += 1
                 rec[2].add("conversation")
@@ -592,6 +595,8 @@ class OfflineExtractor:
                 ce.sentences[k] = [_trim(f"Chat session at {session_time} between {', '.join(people)}. "
                                          f"{messages[0].speaker}: {first}", MAX_DESCRIPTION)]
                 for p in people:
+                    if normalize_entity_name(p) not in ce.names:
+                        continue
                     pair = tuple(sorted((k, normalize_entity_name(p))))
                     rec = ce.relations.setdefault(pair, [0, [], set()])
                     rec[0] += 1

@@ -22,9 +22,25 @@ class NetworkXGraphStore:
         self.graph = nx.Graph()
         self._strongest: dict[str, list[str]] = {}
         self._chunk_links: dict[str, dict[str, str]] = {}
-        if path is not None and path.exists():
-            data = read_json(path, None)
-            self.graph = nx.node_link_graph(data, edges="edges")
+        self._stamp: tuple[int, int] | None = None
+        self.reload_if_changed()
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        if self.path is None or not self.path.exists():
+            return None
+        stat = self.path.stat()
+        return stat.st_mtime_ns, stat.st_size
+
+    def reload_if_changed(self) -> bool:
+        """Re-read the file if another process saved it since this store read or wrote it."""
+        stamp = self._file_stamp()
+        if stamp is None or stamp == self._stamp:
+            return False
+        with self.lock:
+            self.graph = nx.node_link_graph(read_json(self.path, None), edges="edges")
+            self._stamp = stamp
+        self.changed()
+        return True
 
     def changed(self) -> None:
         """Forget what was derived from the graph; the index calls this after every write."""
@@ -38,6 +54,7 @@ class NetworkXGraphStore:
             return
         with self.lock:
             atomic_write_json(self.path, nx.node_link_data(self.graph, edges="edges"))
+            self._stamp = self._file_stamp()
 
     # -- GraphView ---------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:

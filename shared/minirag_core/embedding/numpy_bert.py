@@ -1,0 +1,86 @@
+"""A NumPy forward pass of a BERT sentence encoder (mean pooling, L2-normalised), for small
+batches: it needs no torch import, so a command-line query starts in a fraction of the time.
+
+Reads the same ``model.safetensors`` and ``tokenizer.json`` as sentence-transformers and agrees
+with it to about 1e-6 in cosine similarity (tested).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+class NumpyBertEncoder:
+    """Mean-pooled, normalised sentence vectors from a local BERT checkpoint."""
+
+    def __init__(self, model_dir: str | Path, max_tokens: int) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        model_dir = Path(model_dir)
+        config = json.loads((model_dir / "config.json").read_text())
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.max_tokens = max_tokens
+        self.weights = {k.removeprefix("bert."): v for k, v in load_file(str(model_dir / "model.safetensors")).items()}
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))
+
+    def _w(self, name: str) -> np.ndarray:
+        return self.weights[name]
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        return x @ self._w(f"{name}.weight").T + self._w(f"{name}.bias")
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        n, length = ids.shape
+        x = (self._w("embeddings.word_embeddings.weight")[ids]
+             + self._w("embeddings.position_embeddings.weight")[np.arange(length)][None]
+             + self._w("embeddings.token_type_embeddings.weight")[types])
+        x = _layer_norm(x, self._w("embeddings.LayerNorm.weight"), self._w("embeddings.LayerNorm.bias"), self.eps)
+        hidden = x.shape[-1]
+        head = hidden // self.heads
+        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        for layer in range(self.layers):
+            p = f"encoder.layer.{layer}"
+
+            def split(t: np.ndarray) -> np.ndarray:
+                return t.reshape(n, length, self.heads, head).transpose(0, 2, 1, 3)
+
+            q = split(self._linear(x, f"{p}.attention.self.query"))
+            k = split(self._linear(x, f"{p}.attention.self.key"))
+            v = split(self._linear(x, f"{p}.attention.self.value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            attention = (scores / scores.sum(axis=-1, keepdims=True)) @ v
+            attention = attention.transpose(0, 2, 1, 3).reshape(n, length, hidden)
+            x = _layer_norm(self._linear(attention, f"{p}.attention.output.dense") + x,
+                            self._w(f"{p}.attention.output.LayerNorm.weight"),
+                            self._w(f"{p}.attention.output.LayerNorm.bias"), self.eps)
+            inner = _gelu(self._linear(x, f"{p}.intermediate.dense"))
+            x = _layer_norm(self._linear(inner, f"{p}.output.dense") + x, self._w(f"{p}.output.LayerNorm.weight"),
+                            self._w(f"{p}.output.LayerNorm.bias"), self.eps)
+        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
