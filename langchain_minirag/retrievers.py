@@ -165,10 +165,25 @@ class MiniRAGRetriever(BaseRetriever):
         fields (``k``, ``mode``, ``token_budget``, ``tags``, ...).
         """
         documents = list(documents)
+        if not documents:
+            raise ValueError("from_documents got no documents: nothing to index (check the path you loaded from)")
         index = cls.build_index(llm, embeddings, persist_directory, **dict(index_kwargs or {}))
         retriever = cls(index=index, **kwargs)
         retriever.add_documents(documents, ids=ids)
         return retriever
+
+    @classmethod
+    def from_persist_directory(cls, persist_directory: str | Path, llm: BaseChatModel | LLMBackend | None = None,
+                               embeddings: Embeddings | Embedder | None = None, *,
+                               index_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> "MiniRAGRetriever":
+        """Reopen an index that ``from_documents`` / ``from_texts`` persisted, without re-indexing.
+
+        Pass the same ``embeddings`` as when it was built (the default: the bundled model)."""
+        path = Path(persist_directory)
+        if not (path / "manifest.json").exists():
+            raise FileNotFoundError(f"no MiniRAG index at {path}: build one with "
+                                    "MiniRAGRetriever.from_documents(..., persist_directory=...) first")
+        return cls(index=cls.build_index(llm, embeddings, path, **dict(index_kwargs or {})), **kwargs)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
