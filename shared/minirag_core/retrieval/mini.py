@@ -66,7 +66,10 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             chunk_entities[chunk_id].append(entity)
 
     relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
-    pool = top_ids(relevance, settings.candidate_pool)
+    if weights.dense or weights.lexical:
+        pool = top_ids(relevance, settings.candidate_pool)
+    else:  # ablation "graph only": no relevance filter, the graph term ranks on its own
+        pool = top_ids(graph_scores, settings.candidate_pool)
     ranked = rank_chunks(relevance, graph_scores, pool, weights)
     via = {c: "graph" for c, _ in ranked}
     if not seed_ids:

@@ -1,0 +1,120 @@
+"""Tables, the picture and the README/RESULTS text of ``run_suite.py``, all from its results."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+START, END = "<!-- benchmark:start -->", "<!-- benchmark:end -->"
+BASELINES = ("bm25", "bm25t", "hybrid", "naive")
+
+
+def _f(value, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def overall_table(entry: dict) -> str:
+    rows = ["| system | recall@2 | recall@5 | recall@10 | all-evidence@5 | answer-in-context@5 | context tokens "
+            "| p50 ms | p95 ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for system, by_group in entry["summary"].items():
+        o = by_group["overall"]
+        name = f"**{system}**" if system == "mini" else system
+        rows.append(f"| {name} | {_f(o['recall@2'])} | {_f(o['recall@5'])} | {_f(o['recall@10'])} | "
+                    f"{_f(o['all_evidence@5'])} | {_f(o['answer_in_context@5'])} | {_f(o['context_tokens'], 0)} | "
+                    f"{_f(o['p50_ms'], 0)} | {_f(o['p95_ms'], 0)} |")
+    return "\n".join(rows)
+
+
+def group_table(entry: dict) -> str:
+    groups = entry["groups"]
+    first = next(iter(entry["summary"].values()))
+    head = " | ".join(f"{g} (n={first[g]['n_evidence']})" for g in groups)
+    rows = [f"| system (recall@5 / all-evidence@5) | {head} |", "|---|" + "---|" * len(groups)]
+    for system, by_group in entry["summary"].items():
+        cells = " | ".join(f"{_f(by_group[g]['recall@5'])} / {_f(by_group[g]['all_evidence@5'])}" for g in groups)
+        rows.append(f"| {system} | {cells} |")
+    return "\n".join(rows)
+
+
+def lead_sentence(entry: dict) -> str:
+    """Where mini stands against the best baseline, and what each ablation costs it, from the numbers."""
+    summary = {s: g["overall"] for s, g in entry["summary"].items()}
+    if "mini" not in summary:
+        return ""
+    mini = summary["mini"]["recall@5"]
+    baselines = {s: summary[s]["recall@5"] for s in BASELINES if s in summary}
+    parts = []
+    if baselines:
+        best = max(baselines, key=lambda s: baselines[s])
+        parts.append(f"mini {_f(mini)} recall@5 against the best baseline {best} {_f(baselines[best])} "
+                     f"({mini - baselines[best]:+.1f})")
+    for ablation, label in [("mini-no-graph", "the graph term"), ("mini-no-lexical", "the BM25 signal"),
+                            ("mini-no-dense", "the dense signal")]:
+        if ablation in summary:
+            parts.append(f"{label} adds {mini - summary[ablation]['recall@5']:+.1f}")
+    if "mini-graph-only" in summary:
+        parts.append(f"the graph term alone ranks to {_f(summary['mini-graph-only']['recall@5'])}")
+    return "; ".join(parts) + "."
+
+
+def readme_section(results: dict) -> str:
+    commit = (results.get("commit") or "uncommitted")[:7]
+    lines = [f"Measured at commit `{commit}` by `.venv/bin/python benchmarks/run_suite.py --write-results` "
+             f"({results['seconds_total'] / 60:.1f} min on a {results['machine'].get('cpu_count', '?')}-core machine, "
+             f"embedded default, no model). **What is measured:** evidence retrieval on the *{results['split']}* "
+             "half of each question set (split by a fixed hash of the question; settings are chosen on the other "
+             "half): recall@k is the share of a question's evidence documents among the documents of the top k "
+             "chunks, all-evidence@k the share of questions with every evidence document there, answer-in-context@5 "
+             "whether the gold answer appears in the top 5 chunks. Not answer accuracy: no model judged answers. "
+             "Context tokens count the whole top-5 context as a model would read it (for mini: chunks plus "
+             "reasoning paths, key relationships and answer candidates). bm25t is BM25 with the project's "
+             "tokeniser; hybrid is BM25 + dense fused by reciprocal rank (c = 60, equal weights, as LangChain's "
+             "`EnsembleRetriever`); `mini-*` rows switch parts of mini's ranking off.", ""]
+    for entry in results["sets"]:
+        lines += [f"**{entry['set']}** ({entry['n_questions']} questions with evidence, "
+                  f"{entry['index'].get('chunks', '?')} chunks): {lead_sentence(entry)}", "",
+                  overall_table(entry), "", group_table(entry), ""]
+    lines.append("![recall@5 by system and set](benchmarks/suite_recall.png)")
+    return "\n".join(lines)
+
+
+def write_results(results: dict, section: str) -> None:
+    """``benchmarks/RESULTS.md`` becomes the section; the README's benchmark block is replaced by it."""
+    (REPO / "benchmarks" / "RESULTS.md").write_text("# Benchmark results\n\n" + section + "\n", encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    if START not in readme or END not in readme:
+        raise SystemExit(f"README.md has no {START} ... {END} block to replace")
+    block = f"{START}\n{section}\n{END}"
+    readme = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block, readme, flags=re.DOTALL)
+    (REPO / "README.md").write_text(readme, encoding="utf-8")
+    image = REPO / "benchmarks" / "suite_recall.png"
+    source = Path(results.get("out", REPO / "benchmarks" / "out")) / "suite_recall.png"
+    if source.exists():
+        image.write_bytes(source.read_bytes())
+
+
+def plot_suite(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    sets = [e["set"] for e in results["sets"]]
+    systems = [s for s in results["systems"] if not s.startswith("mini-")]
+    width = 0.8 / max(1, len(systems))
+    x = np.arange(len(sets))
+    fig, ax = plt.subplots(figsize=(9, 4.2), dpi=110)
+    for i, system in enumerate(systems):
+        values = [e["summary"][system]["overall"]["recall@5"] or 0.0 for e in results["sets"]]
+        bars = ax.bar(x + (i - (len(systems) - 1) / 2) * width, values, width, label=system)
+        ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=1)
+    ax.set_xticks(x, [f"{s} ({results['split']} half)" for s in sets])
+    ax.set_ylabel("evidence recall@5 (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title("Evidence recall@5 by system and development set")
+    ax.legend(ncols=len(systems), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
