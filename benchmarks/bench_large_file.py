@@ -26,19 +26,33 @@ def _name(rng: random.Random) -> str:
     return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
 
 
+FILLER = ["the report describes how the work was planned and what changed over the year",
+          "most of the measurements were repeated twice to check the results",
+          "the team kept notes in a shared folder so that nothing was lost",
+          "several readers asked for a shorter summary of the main points",
+          "the second part explains the method in more detail",
+          "costs stayed close to the budget for the whole period"]
+
+
 def generate(path: Path, megabytes: float, seed: int = 7) -> int:
+    """Ordinary report-like prose: mostly common words, a name or two per sentence."""
     rng = random.Random(seed)
-    people = [f"{_name(rng)} {_name(rng)}" for _ in range(3000)]
-    places = [_name(rng) + rng.choice(["ville", " City", "burg", " Harbour"]) for _ in range(800)]
-    orgs = [_name(rng) + rng.choice([" Institute", " Company", " Council", " University"]) for _ in range(600)]
+    people = [f"{_name(rng)} {_name(rng)}" for _ in range(400)]
+    places = [_name(rng) + rng.choice(["ville", " City", "burg", " Harbour"]) for _ in range(150)]
+    orgs = [_name(rng) + rng.choice([" Institute", " Company", " Council", " University"]) for _ in range(100)]
     verbs = ["founded", "visited", "joined", "directed", "studied at", "wrote about", "moved to", "funded"]
     target = int(megabytes * 1_000_000)
     written = 0
     with path.open("w", encoding="utf-8") as handle:
         while written < target:
-            lines = [f"{rng.choice(people)} {rng.choice(verbs)} {rng.choice(orgs + places)} in "
-                     f"{rng.randint(1900, 2025)}." for _ in range(rng.randint(3, 8))]
-            paragraph = " ".join(lines) + "\n\n"
+            sentences = []
+            for _ in range(rng.randint(4, 9)):
+                if rng.random() < 0.4:
+                    sentences.append(f"{rng.choice(people)} {rng.choice(verbs)} {rng.choice(orgs + places)} "
+                                     f"in {rng.randint(1900, 2025)}.")
+                else:
+                    sentences.append(rng.choice(FILLER).capitalize() + ".")
+            paragraph = " ".join(sentences) + "\n\n"
             handle.write(paragraph)
             written += len(paragraph.encode("utf-8"))
     return written

@@ -40,6 +40,20 @@ def rank_chunks(relevance: dict[str, float], graph_scores: dict[str, float], can
     return ranked
 
 
+def add_bridges(ranked: list[tuple[str, float]], relevance: dict[str, float], graph_scores: dict[str, float],
+                bridged: dict[str, float], weights: RankWeights, bridge_weight: float) -> list[tuple[str, float]]:
+    """Add the bridge term: ranked chunks gain it, chunks reached only through a bridge join the
+    ranking (even when their own similarity to the query is low)."""
+    if not bridged:
+        return ranked
+    graph_n = _max_normalised(graph_scores)
+    scores = {c: s + bridge_weight * bridged.get(c, 0.0) for c, s in ranked}
+    for chunk, value in bridged.items():
+        if chunk not in scores:
+            scores[chunk] = relevance.get(chunk, 0.0) + weights.graph * graph_n.get(chunk, 0.0) + bridge_weight * value
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
 def fit_budget(ranked: list[tuple[str, float]], n_tokens: dict[str, int], top_k: int,
                token_budget: int) -> list[tuple[str, float]]:
     """Take chunks in rank order, at most ``top_k``, skipping any that would exceed the budget."""

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Union
 
 from .types import Document
 
-DEFAULT_MAX_DOCUMENT_BYTES = 20_000_000
+DEFAULT_MAX_DOCUMENT_BYTES = 50_000_000  # documents stream through indexing in batches
 
 DocumentInput = Union[Document, str, bytes, tuple]
 

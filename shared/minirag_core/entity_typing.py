@@ -66,7 +66,7 @@ TYPE_POOL: dict[str, str] = {
 
 #: short prototypes per type; a name's score for a type is max(description, best prototype)
 TYPE_EXAMPLES: dict[str, list[str]] = {
-    PERSON: ["a friend", "Wolfgang Schulz", "Jennifer", "Messi", "the landlord", "a singer"],
+    PERSON: ["a friend", "Maria Garcia", "Ahmed", "Dr. Chen", "the landlord", "a singer"],
     LOCATION: ["Barcelona", "Japan", "the park", "a restaurant", "the cafe", "the basement",
                "the stadium", "downtown", "the gym"],
     ORGANIZATION: ["a company", "Real Madrid", "the Beatles", "a football club", "a brand", "Google"],
@@ -120,7 +120,7 @@ _LOCATION_SUFFIXES = {"street", "st", "road", "rd", "avenue", "ave", "boulevard"
                       "library", "cafe", "café", "coffeehouse", "restaurant", "bar", "pub", "bistro",
                       "grill", "diner", "gym", "hall", "stadium", "arena", "center", "centre", "mall",
                       "market", "hotel", "hospital", "garden", "gardens", "theater", "theatre",
-                      "island", "valley", "coast", "county", "bay", "harbor", "harbour", "perk",
+                      "island", "valley", "coast", "county", "bay", "harbor", "harbour",
                       "kitchen", "bakery", "trattoria", "pizzeria", "cafeteria", "court", "field",
                       "downtown", "district", "province", "state", "apartment", "apartments", "tower"}
 _LOCATION_PREFIXES = {"mount", "mt", "lake", "port", "fort", "san", "santa", "st."}

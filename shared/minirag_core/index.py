@@ -29,7 +29,7 @@ from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, 
 from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
 from .lexical import LexicalChunkIndex
-from .llm.base import LLMBackend
+from .llm.base import LLMBackend, LLMError
 from .llm.cache import LLMCallCache
 from .retrieval import retrieve_light, retrieve_mini, retrieve_naive
 from .settings import RetrievalSettings
@@ -281,9 +281,12 @@ class MiniRAGIndex:
             for chunk in iter_chunks(document, self.embedder, chunk_tokens=self.chunk_tokens,
                                      overlap_tokens=self.chunk_overlap):
                 chunks.append(chunk)
-                if sum(len(c) for _, _, c, _ in batch) + len(chunks) >= INSERT_BATCH_CHUNKS:
-                    self._insert_batch([*batch, (document, digest, chunks, False)], progress, report)
-                    batch, chunks = [], []
+                if len(chunks) >= INSERT_BATCH_CHUNKS:  # a long document: saved piece by piece
+                    if batch:  # whole documents first, so a batch never ends inside a short one
+                        self._insert_batch(batch, progress, report)
+                        batch = []
+                    self._insert_batch([(document, digest, chunks, False)], progress, report)
+                    chunks = []
             batch.append((document, digest, chunks, True))
             if sum(len(c) for _, _, c, _ in batch) >= INSERT_BATCH_CHUNKS:
                 self._insert_batch(batch, progress, report)
@@ -316,7 +319,9 @@ class MiniRAGIndex:
         costs only itself (``None``: the chunk stays searchable but adds no entities)."""
         try:
             return list(self.extractor.extract(chunks))
-        except Exception:  # noqa: BLE001 - any extractor fault is isolated, logged and reported
+        except LLMError:
+            raise  # the model server is down or refusing: stop; finished batches are kept
+        except Exception:  # noqa: BLE001 - any other extractor fault is isolated, logged and reported
             if len(chunks) == 1:
                 logger.exception("extraction failed for chunk %s of %s; indexed without entities",
                                  chunks[0].id, chunks[0].doc_id)

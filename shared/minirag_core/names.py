@@ -22,7 +22,7 @@ def clean_display_name(raw: str) -> str:
 def normalize_entity_name(raw: str) -> str:
     """Node id for an entity name: quote-free, whitespace-collapsed, upper-case.
 
-    ``"Li Hua"``, ``'li  hua'`` and ``LI HUA`` all become ``LI HUA``. An empty result
+    ``"Ada Byron"``, ``'ada  byron'`` and ``ADA BYRON`` all become ``ADA BYRON``. An empty result
     means the name held nothing usable.
     """
     return clean_display_name(raw).upper()

@@ -2,7 +2,7 @@
 
 Like LazyGraphRAG's NLP extraction, entities are read with rules from the text:
 
-* chat speakers (``WolfgangSchulz:`` lines) become PERSON entities named ``Wolfgang Schulz``;
+* chat speakers (``MariaGarcia:`` lines) become PERSON entities named ``Maria Garcia``;
 * quoted titles (``"Viva la Vida"``), dates and times (``this Sunday``, ``March 5th``, ``3 PM``);
 * runs of capitalised words (a single word at a sentence start only when the chunk uses it
   elsewhere mid-sentence or as a speaker name), with a short stop list;
@@ -10,7 +10,7 @@ Like LazyGraphRAG's NLP extraction, entities are read with rules from the text:
   (``my rosemary focaccia``), and single nouns so introduced at least twice in the chunk.
 
 A lone first name that is the first token of exactly one full person name in the same chunk
-is read as that person (``Wolfgang`` -> ``Wolfgang Schulz``). Each entity's description is the
+is read as that person (``Maria`` -> ``Maria Garcia``). Each entity's description is the
 sentences that mention it. Relations are co-occurrences within one message (the speaker
 counts as present in their own message), weighted by how often they co-occur in the chunk,
 plus the chunk's conversation pairs (consecutive turns by different speakers).
@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
 from ..names import clean_display_name, normalize_entity_name
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from .subjects import title_subject
 
 MAX_DESCRIPTION = 300
 MAX_SENTENCE = 220
@@ -44,13 +45,13 @@ _NON_SPEAKERS = {"Time", "Note", "PS", "P.S", "Re", "Subject", "Date", "Answer",
 
 
 def split_camel_name(token: str) -> str:
-    """``WolfgangSchulz`` -> ``Wolfgang Schulz``; ``ChaeSong-hwa`` -> ``Chae Song-hwa``."""
+    """``MariaGarcia`` -> ``Maria Garcia``; ``KimMin-jun`` -> ``Kim Min-jun``."""
     return _CAMEL_SPLIT.sub(" ", token).strip()
 
 
 @dataclass
 class Message:
-    speaker: str | None  # display name, e.g. "Wolfgang Schulz"
+    speaker: str | None  # display name, e.g. "Maria Garcia"
     text: str
     sentences: list[str] = field(default_factory=list)
 
@@ -394,8 +395,8 @@ def find_noun_phrases(sentence: str, *, max_words: int = 3) -> list[tuple[str, i
 def extract_query_entities(text: str, *, max_entities: int = 8) -> list[str]:
     """Entity names in a question, found with the extractor's span rules.
 
-    Quoted titles, dates/times, capitalised runs (CamelCase names split: ``LiHua`` ->
-    ``Li Hua``) and multi-word noun phrases; single noun phrases only when no named span
+    Quoted titles, dates/times, capitalised runs (CamelCase names split: ``MariaGarcia`` ->
+    ``Maria Garcia``) and multi-word noun phrases; single noun phrases only when no named span
     was found.
     """
     names: list[str] = []
@@ -442,6 +443,25 @@ class _ChunkEntities:
     places: set[str] = field(default_factory=set)
     relations: dict[tuple[str, str], list] = field(default_factory=dict)  # (k1,k2) -> [weight, descs, kw]
     keywords: Counter = field(default_factory=Counter)
+    subject: str | None = None  # key of the entity the chunk is about (its title or heading)
+
+
+def _add_subject(chunk: Chunk, ce: _ChunkEntities) -> None:
+    """Record the chunk's subject (a heading anywhere, a title line only at a document's start)."""
+    first_line = chunk.text.lstrip().split("\n", 1)[0]
+    if chunk.order != 0 and not first_line.startswith("#"):
+        return
+    title = title_subject(chunk.text)
+    key = normalize_entity_name(title) if title else ""
+    if not key:
+        return
+    if key not in ce.names:
+        ce.names[key] = clean_display_name(title)
+        ce.kinds[key] = "cap"
+    if not ce.sentences.get(key):
+        body = chunk.text.strip().split("\n", 1)[1] if "\n" in chunk.text.strip() else ""
+        ce.sentences[key] = [_trim(split_sentences(body)[0], MAX_SENTENCE)] if body.strip() else []
+    ce.subject = key
 
 
 _PRIORITY = {"speaker": 4, "quoted": 3, "date": 2, "cap": 1, "np": 0}
@@ -450,7 +470,7 @@ _PRIORITY = {"speaker": 4, "quoted": 3, "date": 2, "cap": 1, "np": 0}
 class OfflineExtractor:
     """Rule-based entity/relation extraction plus embedding zero-shot typing (no LLM)."""
 
-    name = "offline:v1"
+    name = "offline:v2"  # bump when the rules change: cached extractions are keyed by it
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None,
                  use_context: bool = False, session_entities: bool = True) -> None:
@@ -626,7 +646,9 @@ class OfflineExtractor:
                 description=_trim(" ".join(descs), MAX_DESCRIPTION),
                 keywords=", ".join(order), weight=float(weight)))
         keywords = [k for k, _ in ce.keywords.most_common(10)]
-        return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords)
+        subjects = [ce.names[ce.subject]] if ce.subject in ce.names else []
+        return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords,
+                                subject_entities=subjects)
 
     def extract(self, chunks: Sequence[Chunk], *, show_progress: bool = False) -> list[ExtractionResult]:
         iterator: Iterable[Chunk] = chunks
@@ -638,6 +660,8 @@ class OfflineExtractor:
             except ImportError:  # pragma: no cover
                 pass
         read = [self._read_chunk(c) for c in iterator]
+        for chunk, ce in zip(chunks, read):
+            _add_subject(chunk, ce)
         # type every distinct non-person name once
         types: dict[str, str] = {}
         pending: dict[str, tuple[str, str | None]] = {}

@@ -7,7 +7,8 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from ..chunk_ranking import RankWeights, query_relevance, rank_chunks, top_ids
+from ..bridging import Bridge, bridge_label, bridge_scores
+from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, top_ids
 from ..edge_scoring import key_edges as select_key_edges
 from ..edge_scoring import score_edges
 from ..path_scoring import paths_from_seed, top_paths
@@ -71,6 +72,24 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     else:  # ablation "graph only": no relevance filter, the graph term ranks on its own
         pool = top_ids(graph_scores, settings.candidate_pool)
     ranked = rank_chunks(relevance, graph_scores, pool, weights)
+    bridges: list[Bridge] = []
+    if settings.bridge_weight > 0:
+        seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
+        bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
+                                         seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
+                                         damping=settings.bridge_damping)
+        ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
+        best: dict[str, Bridge] = {}
+        for bridge in bridges:  # the strongest way to each reached chunk explains it
+            if bridge.target not in best or bridge.score > best[bridge.target].score:
+                best[bridge.target] = bridge
+        bridges = sorted(best.values(), key=lambda b: (-b.score, b.target))
+        for bridge in bridges:
+            chunk_entities[bridge.target].append(bridge.entity)
+        source_docs = {c: attrs.get("doc_id", c) for c, attrs in
+                       sources.graph.chunks(sorted({b.source for b in bridges})).items()}
+        paths.extend(ReasoningPath(bridge_label(bridge, source_docs), [bridge.entity], bridge.score)
+                     for bridge in bridges)
     via = {c: "graph" for c, _ in ranked}
     if not seed_ids:
         notes.append("no query entity matched an entity node; ranked by query relevance only")

@@ -30,6 +30,12 @@ class GraphView(Protocol):
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Chunk attributes (text, doc_id, order, n_tokens) by id."""
 
+    def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The entities each chunk mentions."""
+
+    def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each entity, the chunks that are about it (a passage's title, a section's heading)."""
+
     def chunk_ids(self) -> list[str]:
         """Every chunk id, sorted."""
 

@@ -22,6 +22,7 @@ class NetworkXGraphStore:
         self.graph = nx.Graph()
         self._strongest: dict[str, list[str]] = {}
         self._chunk_links: dict[str, dict[str, str]] = {}
+        self._subject_index: dict[str, list[str]] | None = None
         self._stamp: tuple[int, int] | None = None
         self.reload_if_changed()
 
@@ -47,6 +48,7 @@ class NetworkXGraphStore:
         with self.lock:
             self._strongest = {}
             self._chunk_links = {}
+            self._subject_index = None
 
     def save(self) -> None:
         self.changed()
@@ -136,6 +138,23 @@ class NetworkXGraphStore:
                     out[chunk_id] = {k: node[k] for k in ("text", "doc_id", "order", "n_tokens")}
                     out[chunk_id]["subjects"] = list(node.get("subjects", ()))
             return out
+
+    def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The entities each chunk mentions (its entity-chunk edges)."""
+        with self.lock:
+            return {c: sorted(n for n in self.graph.neighbors(c) if self.graph.nodes[n].get("kind") == ENTITY)
+                    for c in chunk_ids if self.graph.has_node(c)}
+
+    def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each entity, the chunks that are *about* it (their ``subjects``), if any."""
+        with self.lock:
+            if self._subject_index is None:
+                index: dict[str, list[str]] = {}
+                for node, attrs in self.graph.nodes(data=True):
+                    for subject in attrs.get("subjects", ()) if attrs.get("kind") == CHUNK else ():
+                        index.setdefault(subject, []).append(node)
+                self._subject_index = {k: sorted(v) for k, v in index.items()}
+            return {e: self._subject_index[e] for e in entity_ids if e in self._subject_index}
 
     def chunk_ids(self) -> list[str]:
         with self.lock:

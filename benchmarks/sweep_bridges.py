@@ -1,0 +1,47 @@
+"""Choose the bridge settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid
+of bridge settings on every development set (indexes reused from run_suite.py's workdirs).
+
+    .venv/bin/python benchmarks/sweep_bridges.py
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import devsets  # noqa: E402
+from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
+from benchmarks.run_suite import score  # noqa: E402
+
+GRID = {"bridge_weight": [0.0, 0.5, 1.0, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
+        "bridge_damping": [0.8]}
+
+
+def main() -> None:
+    configure_threads(1)
+    rows = []
+    for name in devsets.available():
+        data = devsets.load(name)
+        questions = [q for q in data.half("tune") if q.has_evidence]
+        index, _ = open_corpus_index(DEFAULT_OUT / f"{name}.workdir", data.documents)
+        for values in itertools.product(*GRID.values()):
+            setting = dict(zip(GRID, values))
+            if setting["bridge_weight"] == 0 and values != tuple(v[0] for v in GRID.values()):
+                continue
+            records = []
+            for q in questions:
+                result = index.query(q.question, mode="mini", top_k=10, token_budget=10**9, **setting)
+                records.append(score(q, [c.doc_id for c in result.chunks], [c.text for c in result.chunks]))
+            recall = 100 * sum(r["recall@5"] for r in records) / len(records)
+            every = 100 * sum(r["all_evidence@5"] for r in records) / len(records)
+            rows.append({"set": name, **setting, "recall@5": recall, "all_evidence@5": every})
+            print(json.dumps(rows[-1]), flush=True)
+    (DEFAULT_OUT / "sweep_bridges.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""What a chunk is *about*, read from the document's shape: a Markdown heading, or the title
+line of an encyclopedic passage (a short line without sentence punctuation, then prose).
+Chat transcripts (``Name: text`` lines) and plain prose have no such subject."""
+
+from __future__ import annotations
+
+import re
+
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")  # "Lilu (mythology)" -> "Lilu"
+MAX_TITLE_WORDS = 12
+MIN_PROSE_WORDS = 8
+
+
+def title_subject(text: str) -> str | None:
+    """The subject named by the first line, or None when the first line is not a title."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    first = lines[0]
+    heading = _HEADING.match(first)
+    if heading:
+        title = heading.group(1)
+    elif (len(first.split()) <= MAX_TITLE_WORDS and len(first) <= 120 and first[0].isupper() or first[:1].isdigit()) \
+            and not re.search(r"[.!?;,:]$|:\s", first):
+        title = first
+    else:
+        return None
+    if not any(len(line.split()) >= MIN_PROSE_WORDS for line in lines[1:3]):
+        return None  # a list of short lines (a form, a chat, a table), not a passage
+    title = _DISAMBIGUATION.sub("", title).strip()
+    return title if len(title) >= 2 else None
