@@ -33,10 +33,11 @@ from benchmarks.suite_report import plot_suite, readme_section, write_results  #
 KS = (2, 5, 10)
 CONTEXT_K = 5
 MODES = ("mini", "light", "naive")
-BASELINES = ("bm25", "bm25t", "hybrid")
+BASELINES = ("bm25", "bm25t", "hybrid", "li-pg")
 #: mini with parts of its ranking switched off (RetrievalSettings overrides)
 ABLATIONS: dict[str, dict[str, float]] = {
-    "mini-no-graph": {"graph_weight": 0.0},
+    "mini-no-graph": {"graph_weight": 0.0, "bridge_weight": 0.0},
+    "mini-no-bridge": {"bridge_weight": 0.0},
     "mini-graph-only": {"dense_weight": 0.0, "lexical_weight": 0.0},
     "mini-no-lexical": {"lexical_weight": 0.0},
     "mini-no-dense": {"dense_weight": 0.0},
@@ -62,6 +63,7 @@ class SetRunner:
         self.chunks = store.chunks(store.chunk_ids())
         texts = {c: a["text"] for c, a in self.chunks.items()}
         self.lexical = {"bm25": LexicalRanker(texts), "bm25t": LexicalRanker(texts, with_temporal_tokens)}
+        self._property_graph = None  # LlamaIndex's stock PropertyGraphIndex, built on first use
 
     def _baseline(self, system: str, query: str, n: int) -> list[str]:
         if system in self.lexical:
@@ -69,6 +71,11 @@ class SetRunner:
         if system == "hybrid":  # both lists as deep as LangChain's retrievers would return for k = 60
             fused = reciprocal_rank_fusion([self.lexical["bm25"].rank(query, 60), dense_rank(self.index, query, 60)])
             return [c for c, _ in fused[:n]]
+        if system == "li-pg":
+            if self._property_graph is None:
+                from benchmarks.llama_pg_baseline import LlamaPropertyGraphBaseline
+                self._property_graph = LlamaPropertyGraphBaseline(self.chunks, self.index.embedder, top_k=n)
+            return self._property_graph.rank(query, n)
         raise ValueError(f"unknown system {system!r}")
 
     def run(self, system: str, query: str) -> tuple[list[str], list[str], str]:
@@ -167,7 +174,7 @@ def main(argv=None) -> dict:
     started = time.perf_counter()
     sets = [evaluate_set(name, args.systems, args.split, args.out, args.rebuild, args.limit) for name in args.sets]
     results = {"commit": git_commit(), "machine": machine_info(), "split": args.split, "systems": args.systems,
-               "ablations": ABLATIONS, "ks": KS, "seconds_total": time.perf_counter() - started, "sets": sets}
+               "ablations": ABLATIONS, "ks": KS, "out": str(args.out), "seconds_total": time.perf_counter() - started, "sets": sets}
     (args.out / "suite_results.json").write_text(json.dumps(results, indent=1, default=str))
     plot_suite(results, args.out / "suite_recall.png")
     section = readme_section(results)

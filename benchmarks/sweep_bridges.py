@@ -14,6 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import devsets  # noqa: E402
+import argparse  # noqa: E402
+
 from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
 from benchmarks.run_suite import score  # noqa: E402
 
@@ -21,13 +23,17 @@ GRID = {"bridge_weight": [0.0, 0.5, 1.0, 2.0], "bridge_seed_chunks": [3, 5], "br
         "bridge_damping": [0.8]}
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="run_suite.py's --out (its workdirs are reused)")
+    p.add_argument("--sets", default=None, help="comma-separated development sets (default: every set found)")
+    args = p.parse_args(argv)
     configure_threads(1)
     rows = []
-    for name in devsets.available():
+    for name in (args.sets.split(",") if args.sets else devsets.available()):
         data = devsets.load(name)
         questions = [q for q in data.half("tune") if q.has_evidence]
-        index, _ = open_corpus_index(DEFAULT_OUT / f"{name}.workdir", data.documents)
+        index, _ = open_corpus_index(args.out / f"{name}.workdir", data.documents)
         for values in itertools.product(*GRID.values()):
             setting = dict(zip(GRID, values))
             if setting["bridge_weight"] == 0 and values != tuple(v[0] for v in GRID.values()):
@@ -40,7 +46,7 @@ def main() -> None:
             every = 100 * sum(r["all_evidence@5"] for r in records) / len(records)
             rows.append({"set": name, **setting, "recall@5": recall, "all_evidence@5": every})
             print(json.dumps(rows[-1]), flush=True)
-    (DEFAULT_OUT / "sweep_bridges.json").write_text(json.dumps(rows, indent=1))
+    (args.out / "sweep_bridges.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
