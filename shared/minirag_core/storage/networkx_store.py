@@ -41,7 +41,7 @@ class NetworkXGraphStore:
             return False
         with self.lock:
             self.graph = self._files.load(self.graph if self._stamp is not None else None)
-            self._stamp = self._files.stamp()
+            self._stamp = stamp  # taken before reading: a write landing meanwhile shows next time
         self.changed()
         return True
 
