@@ -3,7 +3,8 @@ kept correct under incremental inserts and deletes, and queried in mini, light o
 
 Workdir layout: ``manifest.json`` (schema version and build settings), ``graph.json``
 (node-link JSON of the heterogeneous graph, including the document registry, written
-atomically), ``extractions.jsonl`` and ``llm_calls.jsonl`` (append-only caches) and
+atomically; ``graph.log.jsonl`` logs each later write's changes), ``extractions.jsonl`` and
+``llm_calls.jsonl`` (append-only caches) and
 ``chroma/`` (vectors; with a Chroma server, ``chroma_server.json`` names this workdir's
 collections there instead). Chroma is reconciled with the graph on open.
 """
@@ -34,6 +35,7 @@ from .llm.cache import LLMCallCache
 from .retrieval import retrieve_light, retrieve_mini, retrieve_naive
 from .settings import RetrievalSettings
 from .storage.base import VectorStore, atomic_write_json, read_json
+from .storage.graph_log import Change
 from .storage.networkx_store import NetworkXGraphStore
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from .workdir_lock import WorkdirLock
@@ -353,7 +355,8 @@ class MiniRAGIndex:
                 entry["chunks"].extend(c.id for c in doc_chunks)
                 entry["hash"] = digest if complete else ""
             self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
-            self.graph_store.save()
+            self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
+                                         {"documents": [d.id for d, _, _, _ in batch]}))
             self._after_write()
         progress.update(sum(len(c.text) for c in chunks))
         report.chunks += len(chunks)
@@ -370,7 +373,7 @@ class MiniRAGIndex:
                 del self._documents[d]
             self.vectors.delete(CHUNKS, chunk_ids)
             self._sync_vectors(entities, edges, set())
-            self.graph_store.save()
+            self.graph_store.save(Change(chunk_ids + sorted(entities), edges, {"documents": removed}))
             self._after_write()
         return removed
 

@@ -92,12 +92,24 @@ class VectorIndex:
         """All ids and vectors of a collection, from memory (loaded from the store on first use)."""
         with self._lock:
             if collection not in self._matrices:
-                ids = sorted(self.store.ids(collection))
-                found = self.store.get_embeddings(collection, ids) if ids else {}
-                matrix = (np.stack([found[i] for i in ids]) if ids
-                          else np.zeros((0, self.embedder.dim), dtype=np.float32))
-                self._matrices[collection] = (ids, matrix)
+                self._matrices[collection] = self._load(collection)
             return self._matrices[collection]
+
+    def _load(self, collection: str) -> tuple[list[str], np.ndarray]:
+        """Ids (sorted) and their vectors, read in pages or id slices the store can bind."""
+        read_all = getattr(self.store, "all_embeddings", None)
+        if read_all is not None:
+            found_ids, found = read_all(collection)
+            rows = dict(zip(found_ids, range(len(found_ids))))  # last copy wins if a page repeats
+            ids = sorted(rows)
+            matrix = found[[rows[i] for i in ids]] if ids else None
+        else:
+            ids = sorted(self.store.ids(collection))
+            vectors = self.store.get_embeddings(collection, ids) if ids else {}
+            matrix = np.stack([vectors[i] for i in ids]) if ids else None
+        if matrix is None:
+            return [], np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return ids, np.ascontiguousarray(matrix, dtype=np.float32)
 
     def nearest(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
         """Nearest ``k`` (id, cosine similarity, metadata); exact and in memory for chunks and

@@ -14,7 +14,11 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+#: ids per call: SQLite caps bound variables per statement (32,766, or 999 on old builds),
+#: and Chroma binds one per id
 _BATCH = 2000
+#: rows per page when reading a whole collection
+_PAGE = 5000
 
 
 def _client(path: Path | None, url: str | None) -> Any:
@@ -84,14 +88,35 @@ class ChromaVectorStore:
         out: set[str] = set()
         total, offset = target.count(), 0
         while offset < total:
-            out.update(target.get(limit=5000, offset=offset, include=[])["ids"])
-            offset += 5000
+            out.update(target.get(limit=_PAGE, offset=offset, include=[])["ids"])
+            offset += _PAGE
         return out
 
     def get_embeddings(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Embeddings of the given ids (those present), fetched ``_BATCH`` ids per call."""
         target = self._collection(collection)
-        found = target.get(ids=list(ids), include=["embeddings"])
-        return {i: np.asarray(e, dtype=np.float32) for i, e in zip(found["ids"], found["embeddings"])}
+        ids = list(ids)
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(ids), _BATCH):
+            found = target.get(ids=ids[start:start + _BATCH], include=["embeddings"])
+            out.update((i, np.asarray(e, dtype=np.float32)) for i, e in zip(found["ids"], found["embeddings"]))
+        return out
+
+    def all_embeddings(self, collection: str) -> tuple[list[str], np.ndarray]:
+        """Every id and embedding of a collection, read page by page (no id list bound)."""
+        target = self._collection(collection)
+        ids: list[str] = []
+        pages: list[np.ndarray] = []
+        total, offset = target.count(), 0
+        while offset < total:
+            found = target.get(limit=_PAGE, offset=offset, include=["embeddings"])
+            if not found["ids"]:
+                break
+            ids.extend(found["ids"])
+            pages.append(np.asarray(found["embeddings"], dtype=np.float32))
+            offset += _PAGE
+        matrix = np.concatenate(pages) if pages else np.zeros((0, 0), dtype=np.float32)
+        return ids, matrix
 
     def count(self, collection: str) -> int:
         return int(self._collection(collection).count())

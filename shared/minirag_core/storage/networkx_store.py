@@ -1,4 +1,4 @@
-"""The core's graph store: one networkx graph, persisted as node-link JSON (never pickle)."""
+"""The core's graph store: one networkx graph, persisted as node-link JSON and a JSONL log (never pickle)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ from typing import Any, Iterable
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, RELATION
-from .base import atomic_write_json, read_json
+from .graph_log import Change, GraphFiles
 
 
 class NetworkXGraphStore:
-    """Holds the heterogeneous graph in memory; implements ``GraphView``."""
+    """Holds the heterogeneous graph in memory; implements ``GraphView``.
+
+    Persisted as a node-link JSON snapshot plus a log of each write's changes
+    (``graph_log``): ``save(change)`` costs what the write changed, ``save()`` rewrites all.
+    """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
@@ -23,23 +27,21 @@ class NetworkXGraphStore:
         self._strongest: dict[str, list[str]] = {}
         self._chunk_links: dict[str, dict[str, str]] = {}
         self._subject_index: dict[str, list[str]] | None = None
-        self._stamp: tuple[int, int] | None = None
+        self._files = GraphFiles(path) if path is not None else None
+        self._stamp: tuple[Any, ...] | None = None
         self.reload_if_changed()
 
-    def _file_stamp(self) -> tuple[int, int] | None:
-        if self.path is None or not self.path.exists():
-            return None
-        stat = self.path.stat()
-        return stat.st_mtime_ns, stat.st_size
-
     def reload_if_changed(self) -> bool:
-        """Re-read the file if another process saved it since this store read or wrote it."""
-        stamp = self._file_stamp()
+        """Catch up with what another process saved since this store read or wrote the files
+        (only the new log lines when the snapshot is unchanged)."""
+        if self._files is None:
+            return False
+        stamp = self._files.stamp()
         if stamp is None or stamp == self._stamp:
             return False
         with self.lock:
-            self.graph = nx.node_link_graph(read_json(self.path, None), edges="edges")
-            self._stamp = stamp
+            self.graph = self._files.load(self.graph if self._stamp is not None else None)
+            self._stamp = stamp  # taken before reading: a write landing meanwhile shows next time
         self.changed()
         return True
 
@@ -50,13 +52,18 @@ class NetworkXGraphStore:
             self._chunk_links = {}
             self._subject_index = None
 
-    def save(self) -> None:
+    def save(self, change: Change | None = None) -> None:
+        """Persist the graph: with ``change`` (every node, edge and registry entry the write
+        touched; a chunk node brings its mention edges) only that is logged, else all of it."""
         self.changed()
-        if self.path is None:
+        if self._files is None:
             return
         with self.lock:
-            atomic_write_json(self.path, nx.node_link_data(self.graph, edges="edges"))
-            self._stamp = self._file_stamp()
+            if change is None:
+                self._files.write_snapshot(self.graph)
+            else:
+                self._files.append(self.graph, change)
+            self._stamp = self._files.stamp()
 
     # -- GraphView ---------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:

@@ -1,0 +1,146 @@
+"""Scale benchmark: index throughput, peak memory, bytes on disk and query latency per mode
+on corpora of 1k, 10k (and 100k) chunks built from the development sets.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 [--out DIR]
+
+Each size runs in its own subprocess (so peak RSS is that size's), on a fresh workdir with
+the embedded default (offline extractor, bundled embedding model). Corpora: the passages
+of the development sets, then replicas with perturbed names and ids (``scale_corpus``).
+Questions: test-half questions whose evidence is in the smallest corpus, the same at every
+size; modes interleave per question. Writes ``scale.json`` and ``scale.png`` (log axes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import (  # noqa: E402
+    BENCH_DIR, SystemCaches, configure_threads, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
+)
+from benchmarks.metrics import percentile  # noqa: E402
+from benchmarks.scale_corpus import base_passages, pick_questions, scaled_corpus  # noqa: E402
+
+MODES = ("mini", "light", "naive")
+TOP_K = 5
+DEFAULT_OUT = BENCH_DIR / "results" / "scale"
+
+
+def _questions(smallest: int, n: int):
+    base, questions = base_passages()
+    present = {d.id for d in scaled_corpus(smallest, base)}
+    usable = [q for q in questions if q.evidence and set(q.evidence) <= present]
+    return base, pick_questions(usable, n)
+
+
+def run_one(size: int, workdir: Path, n_questions: int, smallest: int) -> dict:
+    """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess)."""
+    from minirag_core.index import MiniRAGIndex
+
+    base, questions = _questions(smallest, n_questions)
+    docs = scaled_corpus(size, base)
+    safe_rmtree(workdir)
+    t0 = time.perf_counter()
+    index = MiniRAGIndex(workdir)
+    index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
+    index._typer().type_vectors  # process, not part of the per-chunk throughput
+    t1 = time.perf_counter()
+    report = index.insert(docs)
+    t2 = time.perf_counter()
+    build = {"documents": len(docs), "chunks": report.chunks, "seconds_open_and_warm_up": t1 - t0,
+             "seconds_insert": t2 - t1, "chunks_per_s": report.chunks / (t2 - t1),
+             "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
+             "stats": index.stats()}
+    print(f"[{size}] indexed {report.chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
+          file=sys.stderr, flush=True)
+    reopen_t0 = time.perf_counter()
+    index = MiniRAGIndex(workdir)  # queries as a new process would see them: from disk
+    build["seconds_reopen"] = time.perf_counter() - reopen_t0
+    first: dict[str, float] = {}
+    for mode in MODES:  # warm-up: loads vectors, BM25, type pool; timed as the first query's cost
+        t = time.perf_counter()
+        index.query(questions[0].question, mode=mode, top_k=TOP_K)
+        first[mode] = (time.perf_counter() - t) * 1000
+    caches = SystemCaches(index)
+    caches.snapshot()
+    times: dict[str, list[float]] = {m: [] for m in MODES}
+    hits: dict[str, int] = {m: 0 for m in MODES}
+    for i, q in enumerate(questions):
+        for mode in MODES[i % 3:] + MODES[:i % 3]:
+            caches.use(mode)
+            t = time.perf_counter()
+            result = index.query(q.question, mode=mode, top_k=TOP_K)
+            times[mode].append((time.perf_counter() - t) * 1000)
+            hits[mode] += bool(set(q.evidence) & {c.doc_id for c in result.chunks})
+    latency = {m: {"p50_ms": percentile(v, 50), "p95_ms": percentile(v, 95), "first_query_ms": first[m],
+                   "any_evidence_at_5": hits[m] / len(questions)} for m, v in times.items()}
+    return {"size": size, "questions": len(questions), "build": build, "latency": latency,
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["build"]["chunks"] for r in results]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for mode in MODES:
+        for key, style in (("p50_ms", "-o"), ("p95_ms", ":x")):
+            left.plot(sizes, [r["latency"][mode][key] for r in results], style, label=f"{mode} {key[:3]}")
+    left.set(xscale="log", yscale="log", xlabel="chunks", ylabel="query latency (ms)", title="Query latency")
+    left.legend(fontsize=7)
+    right.plot(sizes, [r["build"]["chunks_per_s"] for r in results], "-o", label="chunks/s")
+    right.set(xscale="log", yscale="log", xlabel="chunks", ylabel="offline indexing (chunks/s)",
+              title="Index throughput")
+    twin = right.twinx()
+    twin.plot(sizes, [r["peak_rss_mb"] for r in results], "--s", color="grey", label="peak RSS MB")
+    twin.set(yscale="log", ylabel="peak RSS (MB)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes (documents ~ chunks)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--questions", type=int, default=30)
+    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (0 = torch's default)")
+    p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in a subprocess
+    p.add_argument("--smallest", type=int, default=None, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.one is not None:
+        configure_threads(args.threads)
+        result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one)
+        (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
+        return [result]
+    results = []
+    for size in sizes:
+        subprocess.run([sys.executable, __file__, "--one", str(size), "--smallest", str(sizes[0]),
+                        "--out", str(args.out), "--questions", str(args.questions), "--threads", str(args.threads)],
+                       check=True)
+        results.append(json.loads((args.out / f"scale-{size}.json").read_text()))
+    report = {"results": results, "machine": machine_info()}
+    (args.out / "scale.json").write_text(json.dumps(report, indent=1, default=str))
+    plot(results, args.out / "scale.png")
+    print("| chunks | chunks/s | peak RSS MB | disk MB | " + " | ".join(f"{m} p50/p95 ms" for m in MODES) + " |")
+    print("|---" * (4 + len(MODES)) + "|")
+    for r in results:
+        b = r["build"]
+        cells = [f"{r['latency'][m]['p50_ms']:.1f} / {r['latency'][m]['p95_ms']:.1f}" for m in MODES]
+        print(f"| {b['chunks']} | {b['chunks_per_s']:.1f} | {r['peak_rss_mb']:.0f} | "
+              f"{b['bytes_on_disk'] / 1e6:.1f} | " + " | ".join(cells) + " |")
+    return results
+
+
+if __name__ == "__main__":
+    main()

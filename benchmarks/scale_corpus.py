@@ -1,0 +1,76 @@
+"""Synthetic corpora of any size from the development sets, for the scale benchmark.
+
+Replica 0 is the original passages; replica ``r > 0`` of a passage has every capitalised
+word perturbed with a replica-specific suffix and its id suffixed, so that replicas add
+distinct entities instead of collapsing onto the originals' nodes.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import replace
+
+from minirag_core.types import Document
+
+from .devsets import Dataset, Question, load
+
+CAPITALISED = re.compile(r"\b([A-Z][a-z]{2,})\b")
+DEFAULT_SETS = ("hotpotqa_100", "musique_50")
+
+
+def replica_suffix(replica: int) -> str:
+    """A short lower-case syllable unique to the replica (``""`` for the original)."""
+    if replica == 0:
+        return ""
+    letters = string.ascii_lowercase
+    out = ""
+    n = replica
+    while n:
+        n, rest = divmod(n - 1, 26)
+        out = letters[rest] + out
+    return "q" + out  # "qa", "qb", ...: rare in real names, so replicas never meet the originals
+
+
+def perturb(text: str, replica: int) -> str:
+    suffix = replica_suffix(replica)
+    return text if not suffix else CAPITALISED.sub(lambda m: m.group(1) + suffix, text)
+
+
+def base_passages(sets: tuple[str, ...] = DEFAULT_SETS) -> tuple[list[Document], list[Question]]:
+    """The passages of the given sets (ids prefixed with the set) and their test-half questions."""
+    docs: list[Document] = []
+    questions: list[Question] = []
+    for name in sets:
+        data: Dataset = load(name)
+        docs.extend(Document(f"{name}/{d.id}", d.text, {"source": f"{name}/{d.id}"}) for d in data.documents)
+        questions.extend(replace(q, evidence=tuple(f"{name}/{e}" for e in q.evidence)) for q in data.half("test"))
+    return docs, questions
+
+
+def scaled_corpus(size: int, base: list[Document]) -> list[Document]:
+    """``size`` documents: the originals first, then perturbed replicas in order."""
+    out: list[Document] = []
+    replica = 0
+    while len(out) < size:
+        for doc in base:
+            if len(out) >= size:
+                break
+            doc_id = doc.id if replica == 0 else f"{doc.id}~r{replica}"
+            out.append(Document(doc_id, perturb(doc.text, replica), {"source": doc_id, "replica": replica}))
+        replica += 1
+    return out
+
+
+def pick_questions(questions: list[Question], n: int) -> list[Question]:
+    """``n`` questions, alternating between the sets (their ids keep the set apart)."""
+    by_set: dict[str, list[Question]] = {}
+    for q in questions:
+        by_set.setdefault(q.evidence[0].split("/")[0] if q.evidence else "", []).append(q)
+    groups = list(by_set.values())
+    picked: list[Question] = []
+    i = 0
+    while len(picked) < n and any(i < len(g) for g in groups):
+        picked.extend(g[i] for g in groups if i < len(g))
+        i += 1
+    return picked[:n]

@@ -1,0 +1,158 @@
+"""Incremental persistence of a networkx graph: a node-link JSON snapshot plus an append-only
+log of the nodes, edges and registry entries each write changed.
+
+A write costs in proportion to what it changed; the snapshot is rewritten only once the log
+outgrows it (amortised cost stays proportional to the changes). Every log record carries a
+sequence number and the snapshot the last one it includes, so a crash between writing a
+snapshot and emptying the log replays nothing twice; a torn last line (a crash mid-append)
+is ignored and cut off before the next append.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import networkx as nx
+
+from .base import atomic_write_json, read_json
+
+#: the log is folded into a new snapshot once it is this many times the snapshot's size
+COMPACT_RATIO = 1.0
+MIN_COMPACT_BYTES = 1 << 20
+
+
+@dataclass
+class Change:
+    """What one write touched: node ids, edges, and entries of dict-valued graph attributes."""
+
+    nodes: Iterable[str] = ()
+    edges: Iterable[tuple[str, str]] = ()
+    entries: Mapping[str, Iterable[str]] | None = None
+
+
+def _record(graph: nx.Graph, seq: int, change: Change) -> dict[str, Any]:
+    nodes, edges = [], []
+    adjacency = graph._adj
+    logged_edges: set[tuple[str, str]] = set()
+    for node in dict.fromkeys(change.nodes):
+        attrs = graph.nodes[node] if node in adjacency else None
+        nodes.append([node, attrs])
+        if attrs is not None and attrs.get("kind") == "chunk":  # a chunk is logged with its mentions
+            for other in adjacency[node]:
+                logged_edges.add((min(node, other), max(node, other)))
+    for u, v in change.edges:
+        logged_edges.add((min(u, v), max(u, v)))
+    for u, v in sorted(logged_edges):
+        edges.append([u, v, adjacency[u].get(v) if u in adjacency else None])
+    entries = {key: [[k, graph.graph.get(key, {}).get(k)] for k in dict.fromkeys(ids)]
+               for key, ids in (change.entries or {}).items()}
+    return {"seq": seq, "nodes": nodes, "edges": edges, "entries": entries}
+
+
+def _apply(graph: nx.Graph, record: dict[str, Any]) -> None:
+    for node, attrs in record["nodes"]:
+        if attrs is None:
+            if graph.has_node(node):
+                graph.remove_node(node)
+        else:
+            if graph.has_node(node):
+                graph.nodes[node].clear()
+            graph.add_node(node, **attrs)
+    for u, v, attrs in record["edges"]:
+        if attrs is None:
+            if graph.has_edge(u, v):
+                graph.remove_edge(u, v)
+        else:
+            if graph.has_edge(u, v):
+                graph.edges[u, v].clear()
+            graph.add_edge(u, v, **attrs)
+    for key, pairs in record["entries"].items():
+        target = graph.graph.setdefault(key, {})
+        for k, value in pairs:
+            if value is None:
+                target.pop(k, None)
+            else:
+                target[k] = value
+
+
+class GraphFiles:
+    """The snapshot at ``path`` and its log beside it (``<stem>.log.jsonl``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.log_path = path.with_name(path.stem + ".log.jsonl")
+        self.seq = 0            # last sequence number read or written
+        self.log_offset = 0     # bytes of the log read (whole lines only)
+        self._snapshot_stamp: tuple[int, int] | None = None
+
+    @staticmethod
+    def _stamp(path: Path) -> tuple[int, int] | None:
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def stamp(self) -> tuple[Any, ...] | None:
+        """Changes whenever another process wrote the snapshot or appended to the log."""
+        snapshot = self._stamp(self.path)
+        return None if snapshot is None else (snapshot, self._stamp(self.log_path))
+
+    def load(self, graph: nx.Graph | None) -> nx.Graph:
+        """The graph on disk; with ``graph`` (what this reader last loaded) and an unchanged
+        snapshot, only the log's new lines are applied to it."""
+        snapshot = self._stamp(self.path)
+        if graph is None or snapshot != self._snapshot_stamp:
+            data = read_json(self.path, None)
+            graph = nx.node_link_graph(data, edges="edges")
+            self.seq, self.log_offset, self._snapshot_stamp = int(data.get("log_seq", 0)), 0, snapshot
+        self._replay(graph)
+        return graph
+
+    def _replay(self, graph: nx.Graph) -> None:
+        if not self.log_path.exists():
+            self.log_offset = 0
+            return
+        with open(self.log_path, "rb") as handle:
+            handle.seek(self.log_offset)
+            for line in handle:
+                if not line.endswith(b"\n"):
+                    break  # torn by a crash mid-append: not part of the graph
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    break
+                if record["seq"] > self.seq:
+                    _apply(graph, record)
+                    self.seq = record["seq"]
+                self.log_offset += len(line)
+
+    def write_snapshot(self, graph: nx.Graph) -> None:
+        data = nx.node_link_data(graph, edges="edges")
+        data["log_seq"] = self.seq
+        atomic_write_json(self.path, data)
+        self._snapshot_stamp = self._stamp(self.path)
+        if self.log_path.exists():
+            os.truncate(self.log_path, 0)  # a crash before this: the snapshot's log_seq skips it
+        self.log_offset = 0
+
+    def append(self, graph: nx.Graph, change: Change) -> None:
+        """Log one write; fold the log into a new snapshot once it outgrows the old one."""
+        if self._snapshot_stamp is None:
+            self.write_snapshot(graph)
+            return
+        self.seq += 1
+        line = (json.dumps(_record(graph, self.seq, change), ensure_ascii=False, sort_keys=True) + "\n").encode()
+        with open(self.log_path, "ab") as handle:
+            if handle.tell() > self.log_offset:
+                handle.truncate(self.log_offset)  # drop a torn line left by a crash
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.log_offset += len(line)
+        if self.log_offset > max(MIN_COMPACT_BYTES, COMPACT_RATIO * self._snapshot_stamp[1]):
+            self.write_snapshot(graph)
