@@ -5,7 +5,7 @@ Builds a fresh in-memory core index of ``examples/lihuaworld_sample`` (and, with
 sessions) and prints, for each question and mode, the chunk ids, scores and ``via`` in rank
 order. Run it at two commits and diff the outputs: a refactor must leave them identical::
 
-    PYTHONPATH=$PWD/shared:$PWD python -m benchmarks.retrieval_ids --adapters > ids.json
+    PYTHONHASHSEED=0 PYTHONPATH=$PWD/shared:$PWD python -m benchmarks.retrieval_ids --adapters > ids.json
 """
 
 from __future__ import annotations
@@ -73,14 +73,17 @@ def core_ids(embedder: Any) -> dict[str, Any]:
 def llama_ids(embedder: Any) -> dict[str, Any]:
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
+    from llama_index.core.node_parser import SentenceSplitter
 
     from llama_index_minirag import MiniLMEmbedding, MiniRAGExtractor, MiniRAGRetriever
 
     embed = MiniLMEmbedding(embedder)
     docs = [Document(text=t, id_=s, metadata={"session": s}) for s, t in _sessions()]
+    # node ids from the document id, not uuid4: chunk ids order ties and joined descriptions
+    splitter = SentenceSplitter(id_func=lambda i, doc: f"{doc.id_}-{i}")
     pg = PropertyGraphIndex.from_documents(docs, kg_extractors=[MiniRAGExtractor(embed_model=embed)],
                                            embed_model=embed, llm=MockLLM(), use_async=False,
-                                           embed_kg_nodes=False)
+                                           embed_kg_nodes=False, transformations=[splitter])
     out: dict[str, Any] = {}
     for mode in MODES:
         retriever = MiniRAGRetriever.from_property_graph(pg, mode=mode)

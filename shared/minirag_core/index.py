@@ -19,11 +19,11 @@ from typing import Any, Iterable, Iterator, Sequence
 from tqdm.auto import tqdm
 
 from . import graph as graph_ops
+from .answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
+from .cached_extraction import extract_cached
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from .concurrency import ReadWriteLock
 from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
-from .cached_extraction import extract_cached
-from .answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
 from .index_vectors import expected_vector_ids, repair_vectors, sync_vectors
@@ -298,7 +298,7 @@ class MiniRAGIndex:
         with self._writing(), self._rw.write():
             registry = self.registry
             removed = [d for d in ids if d in registry]
-            chunk_ids = [c for d in removed for c in registry.get(d).chunks]  # type: ignore[union-attr]
+            chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
             entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
             for d in removed:
                 registry.remove(d)

@@ -52,6 +52,9 @@ class DocumentRegistry:
         found = self.raw.get(doc_id)
         return DocumentRecord.from_json(found) if found is not None else None
 
+    def chunk_ids(self, doc_id: str) -> list[str]:
+        return list(self.raw[doc_id]["chunks"])
+
     def put(self, doc_id: str, record: DocumentRecord) -> None:
         self.raw[doc_id] = record.to_json()
 
