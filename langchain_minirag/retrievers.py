@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
-import uuid
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
@@ -17,12 +15,11 @@ from minirag_core.documents import content_hash
 from minirag_core.embedding.base import Embedder
 from minirag_core.index import MiniRAGIndex
 from minirag_core.llm.base import LLMBackend
+from minirag_core.retrieval.pipeline import check_mode, fill_to_k, shortfall
 from minirag_core.types import RetrievalResult, ScoredChunk
 from pydantic import ConfigDict, Field
 
 from .adapters import ChatModelBackend, LangChainEmbedder, active_callbacks
-
-logger = logging.getLogger("langchain_minirag")
 
 Mode = Literal["mini", "light", "naive"]
 MAX_PATHS_PER_CHUNK = 5
@@ -59,11 +56,8 @@ def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, An
     """The source document's metadata plus ``minirag_*`` keys; a user's own key always wins."""
     # Paths and key relationships touching this chunk's entities, those sharing the most
     # entities with the chunk first (e.g. the path that ends in this chunk's session), then by score.
-    entities = set(chunk.entities)
-    paths = sorted((p for p in result.paths if entities.intersection(p.nodes)),
-                   key=lambda p: (-len(entities.intersection(p.nodes)), -p.score))
-    edges = sorted((e for e in result.key_edges if e.source in entities or e.target in entities),
-                   key=lambda e: (-len(entities.intersection((e.source, e.target))), -e.score))
+    explanation = result.explain(chunk.chunk_id)
+    paths, edges = explanation.ranked_paths(), explanation.ranked_key_edges()
     extra: dict[str, Any] = {
         "minirag_score": float(chunk.score),
         "minirag_chunk_id": str(chunk.chunk_id),
@@ -135,13 +129,7 @@ class MiniRAGRetriever(BaseRetriever):
     def build_index(llm: BaseChatModel | LLMBackend | None = None, embeddings: Embeddings | Embedder | None = None,
                     persist_directory: str | Path | None = None, **index_kwargs: Any) -> MiniRAGIndex:
         """A core ``MiniRAGIndex`` driven by LangChain models (or the embedded default)."""
-        if persist_directory is None and "vector_store" not in index_kwargs and not index_kwargs.get("chroma_url"):
-            # Workaround: in-memory core indexes share one Chroma EphemeralClient and the same
-            # collection names, so a second in-memory index would wipe the first one's vectors
-            # (repair on open). Give each in-memory index collections of its own.
-            from minirag_core.storage.chroma_store import ChromaVectorStore
-
-            index_kwargs["vector_store"] = ChromaVectorStore(None, prefix=f"minirag-{uuid.uuid4().hex[:16]}")
+        # (an in-memory core index gets Chroma collections of its own: see ChromaVectorStore)
         return MiniRAGIndex(persist_directory, llm=_as_backend(llm), embedder=_as_embedder(embeddings),
                             **index_kwargs)
 
@@ -240,36 +228,17 @@ class MiniRAGRetriever(BaseRetriever):
 
     def _plan(self, k: int | None, mode: str | None) -> tuple[int, str, dict[str, Any]]:
         k = self.k if k is None else int(k)
-        mode = mode or self.mode
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
-        if mode not in ("mini", "light", "naive"):
-            raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+        mode = check_mode(mode or self.mode)
         return k, mode, {"top_k": k, "token_budget": self.token_budget, "fill": True}
 
     def _shortfall(self, result: RetrievalResult, k: int) -> int:
-        return max(0, min(k, len(self.index.graph_store.chunk_ids())) - len(result.chunks))
+        return shortfall(result, k, len(self.index.graph_store.chunk_ids()))
 
     def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
-        # Safeguard for a core result with fewer than k chunks although the index holds
-        # more: add next-best dense chunks within what is left of the token budget.
-        before = len(result.chunks)
-        taken = {c.chunk_id for c in result.chunks}
-        used = sum(c.n_tokens for c in result.chunks)
-        for chunk in extra.chunks:
-            if len(result.chunks) >= k:
-                break
-            if chunk.chunk_id in taken or used + chunk.n_tokens > self.token_budget:
-                continue
-            chunk.via = "fill"
-            result.chunks.append(chunk)
-            used += chunk.n_tokens
-        if len(result.chunks) > before:
-            logger.warning("core %s query returned %d of %d chunks; topped up with %d next-best dense chunks",
-                           result.mode, before, k, len(result.chunks) - before)
-            result.notes.append("topped up by langchain_minirag with next-best dense chunks (via='fill')")
-        else:
-            logger.debug("%d of %d chunks fit the token budget of %d", before, k, self.token_budget)
+        # Safeguard for a core result with fewer than k chunks although the index holds more.
+        fill_to_k(result, extra, k, self.token_budget)
 
     def _top_up_overrides(self, overrides: dict[str, Any], k: int) -> dict[str, Any]:
         # The retriever applies the budget itself while topping up.

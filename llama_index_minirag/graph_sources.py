@@ -4,9 +4,9 @@ Reads a graph written by :class:`~llama_index_minirag.extractor.MiniRAGExtractor
 generic store interface only (``get()`` for every node, ``get_triplets(relation_names=...)``
 for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records the same
 heterogeneous graph the core builds (with the core's ``graph.add_chunk``, held in the core's
-``NetworkXGraphStore`` as the ``GraphView``), and keeps in memory what retrieval searches:
-entity-name, chunk and relation vectors (embedded with a core ``Embedder``) and BM25 over
-chunk texts. The snapshot is rebuilt when the store's node / relation ids change; vectors of
+``NetworkXGraphStore`` as the ``GraphView``), and searches it with the core's ``InMemorySources``
+(entity-name, chunk and relation vectors embedded with a core ``Embedder``, BM25 over chunk
+texts). The snapshot is rebuilt when the store's node / relation ids change; vectors of
 texts seen before are reused, so a rebuild after an insert embeds only the new texts.
 """
 
@@ -25,12 +25,10 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
 from minirag_core import graph as graph_ops
 from minirag_core.embedding.base import Embedder
-from minirag_core.graph import CHUNK, ENTITY, RELATION
-from minirag_core.lexical import LexicalChunkIndex
 from minirag_core.names import normalize_entity_name
+from minirag_core.retrieval.memory_sources import InMemorySources, embed_graph
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
-from minirag_core.vectors import chunk_ranking_text, relation_has_meaning, relation_vector_text
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
@@ -41,77 +39,17 @@ __all__ = ["PropertyGraphSources", "GraphSnapshot"]
 _INTERNAL_KEYS = {"_node_content", "_node_type", "document_id", "doc_id", "ref_doc_id", "triplet_source_id"}
 
 
-def _top(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[Any, float]]:
-    """The ``k`` rows most similar to ``vector`` (exact search), best first, ties by id."""
-    if not ids or k <= 0:
-        return []
-    sims = matrix @ np.asarray(vector, dtype=np.float32)
-    candidates = range(len(ids)) if len(ids) <= 4 * k else np.argpartition(-sims, 2 * k)[: 2 * k]
-    order = sorted(candidates, key=lambda i: (-sims[i], str(ids[i])))[:k]
-    return [(ids[i], float(sims[i])) for i in order]
-
-
-class GraphSnapshot:
-    """One consistent view of the store: implements ``RetrievalSources`` (``graph`` is a
-    core ``NetworkXGraphStore``, hence a ``GraphView``)."""
+class GraphSnapshot(InMemorySources):
+    """One consistent view of the store: the core's ``InMemorySources`` over the rebuilt graph
+    (``graph`` is a core ``NetworkXGraphStore``, hence a ``GraphView``), plus the store's
+    LlamaIndex nodes and document metadata."""
 
     def __init__(self, graph: NetworkXGraphStore, embedder: Embedder, vectors: dict[str, np.ndarray],
                  llama_nodes: dict[str, BaseNode], doc_metadata: dict[str, dict[str, Any]], signature: str) -> None:
-        self.graph = graph
-        self.embedder = embedder
+        super().__init__(graph, embedder, vectors)
         self.llama_nodes = llama_nodes
         self.doc_metadata = doc_metadata
         self.signature = signature
-        g = graph.graph
-        self.entity_ids = graph.entity_ids()
-        self.chunk_ids = graph.chunk_ids()
-        # as in the core: only relations that say more than co-occurrence get a vector
-        self.relation_pairs = [(u, v) for u, v in graph.relation_edges()
-                               if relation_has_meaning(g.edges[u, v]["keywords"])]
-        self._entity_texts = [g.nodes[e]["name"] for e in self.entity_ids]
-        self._chunk_texts = [self.ranking_text(g, c) for c in self.chunk_ids]
-        self._relation_texts = [relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], g.edges[u, v]["keywords"],
-                                                     g.edges[u, v]["description"]) for u, v in self.relation_pairs]
-        dim = int(getattr(embedder, "dim", 0) or 0) if not vectors else len(next(iter(vectors.values())))
-        self._entity_matrix = self._stack(self._entity_texts, vectors, dim)
-        self._chunk_matrix = self._stack(self._chunk_texts, vectors, dim)
-        self._relation_matrix = self._stack(self._relation_texts, vectors, dim)
-        self._type_pool: dict[str, list[str]] | None = None
-        self.lexical = LexicalChunkIndex()
-        self.lexical.build({c: g.nodes[c]["text"] for c in self.chunk_ids})
-
-    @staticmethod
-    def ranking_text(g: nx.Graph, chunk_id: str) -> str:
-        """What the core embeds for a chunk: its text plus its entity-chunk descriptions."""
-        descriptions = [g.edges[chunk_id, n].get("description", "") for n in sorted(g.neighbors(chunk_id))]
-        return chunk_ranking_text(g.nodes[chunk_id]["text"], descriptions)
-
-    @staticmethod
-    def _stack(texts: list[str], vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, dim), dtype=np.float32)
-        return np.stack([vectors[t] for t in texts]).astype(np.float32)
-
-    def type_pool(self) -> dict[str, list[str]]:
-        """Entity types with example names (the answer-type pool of query mapping), cached."""
-        if self._type_pool is None:
-            self._type_pool = self.graph.type_pool()
-        return self._type_pool
-
-    # -- RetrievalSources ------------------------------------------------------------------
-    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        return _top(self.entity_ids, self._entity_matrix, vector, k)
-
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
-        if not self.chunk_ids:
-            return {}
-        return dict(zip(self.chunk_ids, (self._chunk_matrix @ np.asarray(vector, dtype=np.float32)).tolist()))
-
-    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
-        return self.lexical.scores(query)
-
-    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        return [(u, v, s) for (u, v), s in _top(self.relation_pairs, self._relation_matrix, vector, k)]
 
 
 class PropertyGraphSources:
@@ -133,9 +71,20 @@ class PropertyGraphSources:
         self._lock = threading.Lock()
         self._snapshot: GraphSnapshot | None = None
         self._vectors: dict[str, np.ndarray] = {}
+        self._mapper: Any = None
 
     def __repr__(self) -> str:
         return f"PropertyGraphSources(store={type(self.graph_store).__name__}, embedder={self.embedder.name!r})"
+
+    def offline_query_mapper(self) -> Any:
+        """The core's offline query mapper over this object's embedder, built once and owned
+        here (its type vectors are embedded once; mapping a query does not change its state)."""
+        with self._lock:
+            if self._mapper is None:
+                from minirag_core.query_mapping_offline import OfflineQueryMapper
+
+                self._mapper = OfflineQueryMapper(self.embedder)
+            return self._mapper
 
     def share_vectors(self, cache: dict[str, np.ndarray]) -> None:
         """Use ``cache`` (text -> vector, same embedding model) as this object's vector cache,
@@ -236,31 +185,9 @@ class PropertyGraphSources:
             graph_ops.add_chunk(g, chunk, extraction)
         store = NetworkXGraphStore(None)
         store.graph = g
-        texts = list(dict.fromkeys(self._needed_texts(g)))
-        cache = self._vectors  # possibly shared with other sources over the same store
-        vectors = {t: v for t, v in ((t, cache.get(t)) for t in texts) if v is not None}
-        missing = [t for t in texts if t not in vectors]
-        if missing:
-            for text, vector in zip(missing, self.embedder.embed(missing)):
-                vectors[text] = cache[text] = np.asarray(vector, dtype=np.float32)
-        for text in [t for t in list(cache) if t not in vectors]:
-            cache.pop(text, None)
+        # self._vectors is possibly shared with other sources over the same store
+        vectors = embed_graph(g, self.embedder, self._vectors)
         return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)
-
-    @staticmethod
-    def _needed_texts(g: nx.Graph) -> list[str]:
-        texts = []
-        for node, attrs in g.nodes(data=True):
-            if attrs.get("kind") == ENTITY:
-                texts.append(attrs["name"])
-            elif attrs.get("kind") == CHUNK:
-                texts.append(GraphSnapshot.ranking_text(g, node))
-        for u, v, attrs in g.edges(data=True):
-            if attrs.get("kind") == RELATION:
-                a, b = min(u, v), max(u, v)
-                texts.append(relation_vector_text(g.nodes[a]["name"], g.nodes[b]["name"], attrs["keywords"],
-                                                  attrs["description"]))
-        return texts
 
     @staticmethod
     def _llama_node(chunk_node: ChunkNode) -> BaseNode:

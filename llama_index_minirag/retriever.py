@@ -26,26 +26,19 @@ from llama_index.core.indices.property_graph.sub_retrievers.custom import Custom
 from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 
 from minirag_core.extraction.base import QueryMapper
-from minirag_core.retrieval import retrieve_light, retrieve_mini, retrieve_naive
+from minirag_core.retrieval.pipeline import MODES, amap_query, aretrieve, check_mode, map_query, retrieve
 from minirag_core.settings import RetrievalSettings
 from minirag_core.storage.base import GraphView
 from minirag_core.types import RetrievalResult
 
 from .adapters import LlamaIndexLLMBackend
-from .graph_sources import GraphSnapshot, PropertyGraphSources
+from .graph_sources import PropertyGraphSources
 
 __all__ = ["MiniRAGRetriever", "MiniRAGPGRetriever", "result_to_nodes", "MODES", "METADATA_KEYS"]
 
-MODES = ("mini", "light", "naive")
 METADATA_KEYS = ("minirag_mode", "minirag_score", "minirag_via", "minirag_doc_id", "minirag_entities",
                  "minirag_reasoning_paths", "minirag_key_relationships", "minirag_answer_candidates",
                  "minirag_query_entities", "minirag_answer_types")
-
-
-def _check_mode(mode: str) -> str:
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
-    return mode
 
 
 def result_to_nodes(result: RetrievalResult, graph: GraphView,
@@ -61,7 +54,7 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
 
     out = []
     for chunk in result.chunks:
-        entities = set(chunk.entities)
+        explanation = result.explain(chunk.chunk_id)
         base = (llama_nodes or {}).get(chunk.chunk_id)
         if base is not None:
             node = base.model_copy(deep=True)
@@ -76,12 +69,12 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
             "minirag_entities": [name(e) for e in chunk.entities],
             "minirag_reasoning_paths": [
                 {"query_entity": p.query_entity, "entities": [name(n) for n in p.nodes], "score": float(p.score)}
-                for p in result.paths if entities.intersection(p.nodes)],
+                for p in explanation.paths],
             "minirag_key_relationships": [
                 {"source": name(e.source), "target": name(e.target), "score": float(e.score),
                  "keywords": e.keywords, "description": e.description}
-                for e in result.key_edges if e.source in entities or e.target in entities],
-            "minirag_answer_candidates": [name(c) for c in result.answer_candidates if c in entities],
+                for e in explanation.key_edges],
+            "minirag_answer_candidates": [name(c) for c in explanation.answer_candidates],
             "minirag_query_entities": list(result.mapping.entities) if result.mapping else [],
             "minirag_answer_types": list(result.mapping.answer_types) if result.mapping else [],
         })
@@ -111,24 +104,22 @@ class _GraphRunner:
                  mapper: QueryMapper) -> None:
         self.sources, self.mode, self.settings, self.mapper = sources, mode, settings, mapper
 
-    def _retrieve(self, snap: GraphSnapshot, query: str, mapping: Any) -> RetrievalResult:
-        if self.mode == "naive":
-            return retrieve_naive(snap, query, self.settings, snap.doc_metadata)
-        retrieve = retrieve_mini if self.mode == "mini" else retrieve_light
-        return retrieve(snap, query, mapping, self.settings, snap.doc_metadata)
-
     def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
         snap = self.sources.snapshot()
-        mapping = None if self.mode == "naive" else self.mapper.map_query(query, snap.type_pool())
-        return self._retrieve(snap, query, mapping), snap.graph, snap.llama_nodes
+        mapping = map_query(self.mapper, query, self.mode, snap.type_pool)
+        result = retrieve(snap, query, self.mode, self.settings, mapping=mapping, doc_metadata=snap.doc_metadata)
+        return result, snap.graph, snap.llama_nodes
 
     async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
         snap = await asyncio.to_thread(self.sources.snapshot)
-        mapping = None if self.mode == "naive" else await self.mapper.amap_query(query, snap.type_pool())
-        result = await asyncio.to_thread(self._retrieve, snap, query, mapping)
+        mapping = await amap_query(self.mapper, query, self.mode, snap.type_pool)
+        result = await aretrieve(snap, query, self.mode, self.settings, mapping=mapping,
+                                 doc_metadata=snap.doc_metadata)
         return result, snap.graph, snap.llama_nodes
 
 
+#: text -> vector caches, one per (store, embedding model), weakly keyed by the store: they hold
+#: only vectors (no model) and live as long as the store, so retrievers on one store share them
 _VECTORS: "weakref.WeakKeyDictionary[Any, dict[str, dict]]" = weakref.WeakKeyDictionary()
 _VECTORS_LOCK = threading.Lock()
 
@@ -166,24 +157,7 @@ def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[
         from minirag_core.query_mapping import LLMQueryMapper
 
         return LLMQueryMapper(LlamaIndexLLMBackend(llm))
-    return _offline_mapper(sources.embedder)
-
-
-_MAPPERS: dict[int, QueryMapper] = {}
-
-
-def _offline_mapper(embedder: Any) -> QueryMapper:
-    """The core's offline query mapper, one per embedder object (its type vectors are embedded
-    once; mapping a query does not change its state)."""
-    from minirag_core.query_mapping_offline import OfflineQueryMapper
-
-    with _VECTORS_LOCK:
-        mapper = _MAPPERS.get(id(embedder))
-        if mapper is None or mapper.typer.embedder is not embedder:
-            if len(_MAPPERS) >= 8:
-                _MAPPERS.clear()
-            mapper = _MAPPERS[id(embedder)] = OfflineQueryMapper(embedder)
-        return mapper
+    return sources.offline_query_mapper()
 
 
 class MiniRAGRetriever(BaseRetriever):
@@ -198,14 +172,14 @@ class MiniRAGRetriever(BaseRetriever):
                  verbose: bool = False) -> None:
         super().__init__(callback_manager=callback_manager, verbose=verbose)
         self._runner = runner
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
 
     @classmethod
     def from_index(cls, index: Any, *, mode: str = "mini", top_k: Optional[int] = None,
                    callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
         """Wrap a core ``MiniRAGIndex``: queries go through ``index.query`` / ``index.aquery``
         (with the index's own query mapper), so results equal the core's."""
-        return cls(_CoreIndexRunner(index, _check_mode(mode), {"top_k": top_k, **overrides}), mode=mode,
+        return cls(_CoreIndexRunner(index, check_mode(mode), {"top_k": top_k, **overrides}), mode=mode,
                    callback_manager=callback_manager)
 
     @classmethod
@@ -221,7 +195,7 @@ class MiniRAGRetriever(BaseRetriever):
         """
         sources = _sources_for(graph, embed_model)
         resolved = (settings or RetrievalSettings()).with_overrides(top_k=top_k, **overrides)
-        runner = _GraphRunner(sources, _check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
+        runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
         return cls(runner, mode=mode, callback_manager=callback_manager)
 
     @property
@@ -257,7 +231,7 @@ class MiniRAGPGRetriever(CustomPGRetriever):
              sources: Optional[PropertyGraphSources] = None, **kwargs: Any) -> None:
         for key in ("callback_manager", "include_text_preamble", "include_properties"):
             kwargs.pop(key, None)
-        self.mode = _check_mode(mode)
+        self.mode = check_mode(mode)
         self._minirag = MiniRAGRetriever.from_property_graph(
             sources if sources is not None else self.graph_store, mode=mode, top_k=top_k, llm=llm,
             embed_model=embed_model, query_mapper=query_mapper, settings=settings, **kwargs)

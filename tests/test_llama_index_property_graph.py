@@ -27,7 +27,9 @@ from llama_index_minirag import (
 )
 from llama_index_minirag.retriever import METADATA_KEYS
 
-WEEK1 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lihuaworld" / "corpus" / "week1"
+from conftest import LIHUAWORLD
+
+WEEK1 = LIHUAWORLD / "corpus" / "week1"
 QUESTIONS = [
     "Where did Li Hua and Wolfgang plan to have lunch?",
     "What did Li Hua say about the city?",

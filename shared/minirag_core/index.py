@@ -12,35 +12,36 @@ collections there instead). Chroma is reconciled with the graph on open.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-import numpy as np
 from tqdm.auto import tqdm
 
 from . import graph as graph_ops
+from .answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
+from .cached_extraction import extract_cached
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from .concurrency import ReadWriteLock
 from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
 from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
-from .lexical import LexicalChunkIndex
-from .llm.base import LLMBackend, LLMError
+from .index_vectors import expected_vector_ids, repair_vectors, sync_vectors
+from .llm.base import LLMBackend
 from .llm.cache import LLMCallCache
-from .retrieval import retrieve_light, retrieve_mini, retrieve_naive
+from .registry import DocumentRecord, DocumentRegistry
+from .retrieval.core_sources import CoreSources
+from .retrieval.pipeline import check_mode, retrieve
 from .settings import RetrievalSettings
 from .storage.base import VectorStore, atomic_write_json, read_json
 from .storage.graph_log import Change
 from .storage.networkx_store import NetworkXGraphStore
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from .workdir_lock import WorkdirLock
-from .vectors import (CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_has_meaning,
-                      relation_vector_id, relation_vector_text)
+from .vectors import CHUNKS, VectorIndex
+
+__all__ = ["Answer", "CoreSources", "DocumentRecord", "IndexSettingsMismatch", "MiniRAGIndex"]
 
 logger = logging.getLogger("minirag_core")
 
@@ -50,49 +51,6 @@ INSERT_BATCH_CHUNKS = 64
 
 class IndexSettingsMismatch(RuntimeError):
     """The workdir was built with settings that differ from the ones given now."""
-
-
-@dataclass
-class Answer:
-    """The reply to a question, with the retrieval that grounded it."""
-
-    text: str
-    result: RetrievalResult
-    generated: bool
-
-
-def _text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-class CoreSources:
-    """``RetrievalSources`` over the core's graph store, vector index and BM25 index."""
-
-    def __init__(self, graph: NetworkXGraphStore, vectors: VectorIndex, embedder: Embedder) -> None:
-        self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
-        self.lexical = LexicalChunkIndex()
-
-    def invalidate(self) -> None:
-        self.lexical = LexicalChunkIndex()
-
-    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
-
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
-        return self.vectors.chunk_similarities(vector)
-
-    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
-        lexical = self.lexical
-        if not lexical.is_built:
-            ids = self.graph.chunk_ids()
-            lexical.build({c: a["text"] for c, a in self.graph.chunks(ids).items()})
-        return lexical.scores(query)
-
-    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        return [(m["source"], m["target"], s) for _, s, m in self.vectors.nearest(RELATIONS, vector, k)
-                if "source" in m and "target" in m]
 
 
 class MiniRAGIndex:
@@ -238,13 +196,19 @@ class MiniRAGIndex:
     # -- registry ---------------------------------------------------------------------------
     @property
     def _documents(self) -> dict[str, dict[str, Any]]:
+        """The registry in its stored form (a dict in the graph's attributes)."""
         return self.graph_store.graph.graph.setdefault("documents", {})
+
+    @property
+    def registry(self) -> DocumentRegistry:
+        """Typed view of the document registry (``DocumentRecord`` per document)."""
+        return DocumentRegistry(self._documents)
 
     def document_ids(self) -> list[str]:
         return sorted(self._documents)
 
     def doc_metadata(self) -> dict[str, dict[str, Any]]:
-        return {d: r.get("metadata", {}) for d, r in self._documents.items()}
+        return self.registry.metadata()
 
     def stats(self) -> dict[str, int]:
         return {"documents": len(self._documents), **self.graph_store.stats()}
@@ -265,8 +229,8 @@ class MiniRAGIndex:
         pending: list[tuple[Document, str]] = []
         for document in accepted:
             digest = content_hash(document.text)
-            known = self._documents.get(document.id)
-            if known is not None and known["hash"] == digest and known.get("metadata") == document.metadata:
+            known = self.registry.get(document.id)
+            if known is not None and known.hash == digest and known.metadata == document.metadata:
                 report.unchanged.append(document.id)
                 continue
             if known is not None:  # changed, or left unfinished by an interrupted run
@@ -299,36 +263,7 @@ class MiniRAGIndex:
         return report
 
     def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
-        """Extraction results per chunk, from the cache where this extractor has seen the chunk."""
-        name = self.extractor.name
-        results: dict[str, ExtractionResult] = {}
-        missing = []
-        for chunk in chunks:
-            cached = self.extraction_cache.get(name, chunk.id)
-            if cached is not None:
-                results[chunk.id] = ExtractionResult.from_json(json.loads(cached))
-            else:
-                missing.append(chunk)
-        if missing:
-            for chunk, result in zip(missing, self._extract_isolating_failures(missing)):
-                results[chunk.id] = result
-                if result is not None:
-                    self.extraction_cache.put(name, chunk.id, False, json.dumps(result.to_json()))
-        return [results[c.id] for c in chunks]
-
-    def _extract_isolating_failures(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
-        """The extractor's results; if it fails on the batch, chunk by chunk, so one bad chunk
-        costs only itself (``None``: the chunk stays searchable but adds no entities)."""
-        try:
-            return list(self.extractor.extract(chunks))
-        except LLMError:
-            raise  # the model server is down or refusing: stop; finished batches are kept
-        except Exception:  # noqa: BLE001 - any other extractor fault is isolated, logged and reported
-            if len(chunks) == 1:
-                logger.exception("extraction failed for chunk %s of %s; indexed without entities",
-                                 chunks[0].id, chunks[0].doc_id)
-                return [None]
-            return [r for chunk in chunks for r in self._extract_isolating_failures([chunk])]
+        return extract_cached(self.extractor, self.extraction_cache, chunks)
 
     def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: tqdm,
                       report: InsertReport) -> None:
@@ -350,10 +285,8 @@ class MiniRAGIndex:
                     touched_entities.add(neighbour)
                 touched_edges.update(tuple(e) for e in g.nodes[chunk.id]["relations"])
             for document, digest, doc_chunks, complete in batch:
-                entry = self._documents.setdefault(document.id, {"hash": "", "chunks": [],
-                                                                 "metadata": document.metadata})
-                entry["chunks"].extend(c.id for c in doc_chunks)
-                entry["hash"] = digest if complete else ""
+                self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
+                                         document.metadata)
             self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
             self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
                                          {"documents": [d.id for d, _, _, _ in batch]}))
@@ -366,11 +299,12 @@ class MiniRAGIndex:
         """Remove documents and everything only they contributed; returns the ids removed."""
         ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
         with self._writing(), self._rw.write():
-            removed = [d for d in ids if d in self._documents]
-            chunk_ids = [c for d in removed for c in self._documents[d]["chunks"]]
+            registry = self.registry
+            removed = [d for d in ids if d in registry]
+            chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
             entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
             for d in removed:
-                del self._documents[d]
+                registry.remove(d)
             self.vectors.delete(CHUNKS, chunk_ids)
             self._sync_vectors(entities, edges, set())
             self.graph_store.save(Change(chunk_ids + sorted(entities), edges, {"documents": removed}))
@@ -384,77 +318,17 @@ class MiniRAGIndex:
 
     def _sync_vectors(self, entities: set[str], edges: set[tuple[str, str]], chunk_ids: set[str]) -> None:
         """Bring the vectors of the given graph items in line with the graph."""
-        g = self.graph_store.graph
-        gone = [e for e in entities if not g.has_node(e)]
-        self.vectors.delete(ENTITIES, gone)
-        upsert: list[tuple[str, str, dict[str, Any]]] = []
-        for entity_id in sorted(e for e in entities if g.has_node(e)):
-            node = g.nodes[entity_id]
-            text = node["name"]
-            if node.get("vector_hash") != _text_hash(text):
-                upsert.append((entity_id, text, {"type": node["type"]}))
-                node["vector_hash"] = _text_hash(text)
-        self.vectors.upsert(ENTITIES, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
-        if self.index_relations:
-            dead = [relation_vector_id(u, v) for u, v in edges
-                    if not g.has_edge(u, v) or not relation_has_meaning(g.edges[u, v]["keywords"])]
-            self.vectors.delete(RELATIONS, dead)
-            upsert = []
-            for u, v in sorted(e for e in edges if g.has_edge(*e)):
-                edge = g.edges[u, v]
-                if not relation_has_meaning(edge["keywords"]):
-                    edge.pop("vector_hash", None)
-                    continue
-                text = relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], edge["keywords"],
-                                            edge["description"])
-                if edge.get("vector_hash") != _text_hash(text):
-                    upsert.append((relation_vector_id(u, v), text, {"source": u, "target": v}))
-                    edge["vector_hash"] = _text_hash(text)
-            self.vectors.upsert(RELATIONS, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
-        upsert = []
-        for chunk_id in sorted(chunk_ids):
-            node = g.nodes[chunk_id]
-            descriptions = [g.edges[chunk_id, n].get("description", "") for n in sorted(g.neighbors(chunk_id))]
-            upsert.append((chunk_id, chunk_ranking_text(node["text"], descriptions), {"doc_id": node["doc_id"]}))
-        self.vectors.upsert(CHUNKS, [u[0] for u in upsert], [u[1] for u in upsert], [u[2] for u in upsert])
-
-    def _relations_with_vectors(self) -> dict[str, tuple[str, str]]:
-        g = self.graph_store.graph
-        return {relation_vector_id(u, v): (u, v) for u, v in self.graph_store.relation_edges()
-                if relation_has_meaning(g.edges[u, v]["keywords"])}
+        sync_vectors(self.graph_store.graph, self.vectors, entities, edges, chunk_ids,
+                     index_relations=self.index_relations)
 
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""
-        expected = {CHUNKS: set(self.graph_store.chunk_ids()), ENTITIES: set(self.graph_store.entity_ids())}
-        if self.index_relations:
-            expected[RELATIONS] = set(self._relations_with_vectors())
-        return expected
+        return expected_vector_ids(self.graph_store, index_relations=self.index_relations)
 
     def repair(self) -> dict[str, int]:
         """Make Chroma agree with the graph (after a crash between the two writes)."""
-        g = self.graph_store.graph
-        fixed = {}
         with self._rw.write():
-            wanted_chunks = set(self.graph_store.chunk_ids())
-            wanted_entities = set(self.graph_store.entity_ids())
-            wanted_relations = self._relations_with_vectors()
-            plans = [(CHUNKS, wanted_chunks), (ENTITIES, wanted_entities)]
-            if self.index_relations:
-                plans.append((RELATIONS, set(wanted_relations)))
-            missing: dict[str, set[str]] = {}
-            for collection, wanted in plans:
-                present = self.vectors.store.ids(collection)
-                extra = sorted(present - wanted)
-                self.vectors.delete(collection, extra)
-                missing[collection] = wanted - present
-                fixed[f"{collection}_removed"] = len(extra)
-                fixed[f"{collection}_added"] = len(missing[collection])
-            for entity_id in missing[ENTITIES]:
-                g.nodes[entity_id].pop("vector_hash", None)
-            for rel_id in missing.get(RELATIONS, ()):
-                g.edges[wanted_relations[rel_id]].pop("vector_hash", None)
-            self._sync_vectors(missing[ENTITIES], {wanted_relations[r] for r in missing.get(RELATIONS, ())},
-                               missing[CHUNKS])
+            fixed = repair_vectors(self.graph_store, self.vectors, index_relations=self.index_relations)
             if any(fixed.values()):
                 logger.warning("repaired vectors to match the graph: %s", fixed)
                 self.graph_store.save()
@@ -483,54 +357,31 @@ class MiniRAGIndex:
     def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None,
                   settings: RetrievalSettings) -> RetrievalResult:
         with self._rw.read():
-            metadata = self.doc_metadata()
-            if mode == "naive":
-                return retrieve_naive(self.sources, query, settings, metadata)
-            if mapping is None:
-                raise ValueError("mini and light modes need a query mapping")
-            if mode == "mini":
-                return retrieve_mini(self.sources, query, mapping, settings, metadata)
-            if mode == "light":
-                return retrieve_light(self.sources, query, mapping, settings, metadata)
-        raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+            return retrieve(self.sources, query, mode, settings, mapping=mapping, doc_metadata=self.doc_metadata())
 
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
-        if not isinstance(query, str) or not query.strip():
-            raise ValueError("query must be a non-empty string")
-        settings = self.settings.with_overrides(**overrides)
+        settings = self._plan(query, mode, overrides)
         mapping = None if mode == "naive" else self.map_query(query)
         return self._retrieve(query, mode, mapping, settings)
 
     async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
-        if not isinstance(query, str) or not query.strip():
-            raise ValueError("query must be a non-empty string")
-        settings = self.settings.with_overrides(**overrides)
+        settings = self._plan(query, mode, overrides)
         mapping = None if mode == "naive" else await self.amap_query(query)
         return await asyncio.to_thread(self._retrieve, query, mode, mapping, settings)
 
-    def answer(self, query: str, *, mode: str = "mini", response_type: str = "Multiple Paragraphs",
+    def _plan(self, query: str, mode: str, overrides: dict[str, Any]) -> RetrievalSettings:
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("query must be a non-empty string")
+        check_mode(mode)
+        return self.settings.with_overrides(**overrides)
+
+    def answer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                **overrides: Any) -> Answer:
         """Answer with the ``minirag_response`` prompt; without a model, return the context."""
-        from .prompts import build_answer_prompt
+        return answer_from(self.llm, query, self.query(query, mode=mode, **overrides), response_type)
 
-        result = self.query(query, mode=mode, **overrides)
-        if self.llm is None:
-            return Answer(_no_model_text(result), result, generated=False)
-        return Answer(self.llm.complete(build_answer_prompt(query, result.to_context(), response_type)),
-                      result, generated=True)
-
-    async def aanswer(self, query: str, *, mode: str = "mini", response_type: str = "Multiple Paragraphs",
+    async def aanswer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                       **overrides: Any) -> Answer:
-        from .prompts import build_answer_prompt
-
         result = await self.aquery(query, mode=mode, **overrides)
-        if self.llm is None:
-            return Answer(_no_model_text(result), result, generated=False)
-        reply = await self.llm.acomplete(build_answer_prompt(query, result.to_context(), response_type))
-        return Answer(reply, result, generated=True)
-
-
-def _no_model_text(result: RetrievalResult) -> str:
-    return ("No language model is configured, so no answer was generated. "
-            "The retrieved context and its reasoning paths follow.\n\n" + result.to_context())
+        return await aanswer_from(self.llm, query, result, response_type)

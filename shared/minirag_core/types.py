@@ -118,6 +118,29 @@ class ReasoningPath:
 
 
 @dataclass
+class ChunkExplanation:
+    """Why a retrieved chunk was picked: the reasoning paths, key edges and answer candidates
+    that touch the entities linking it to the query (in the result's order)."""
+
+    chunk_id: str
+    entities: list[str]
+    paths: list[ReasoningPath]
+    key_edges: list[KeyEdge]
+    answer_candidates: list[str]
+
+    def _overlap(self, nodes: Any) -> int:
+        return len(set(self.entities).intersection(nodes))
+
+    def ranked_paths(self) -> list[ReasoningPath]:
+        """Paths sharing the most entities with the chunk first, then by score."""
+        return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.score))
+
+    def ranked_key_edges(self) -> list[KeyEdge]:
+        """Key edges with both ends among the chunk's entities first, then by score."""
+        return sorted(self.key_edges, key=lambda e: (-self._overlap((e.source, e.target)), -e.score))
+
+
+@dataclass
 class RetrievalResult:
     """Everything retrieval found, and why."""
 
@@ -133,6 +156,18 @@ class RetrievalResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def explain(self, chunk_id: str) -> ChunkExplanation:
+        """The paths, key edges and answer candidates touching a retrieved chunk's entities."""
+        chunk = next((c for c in self.chunks if c.chunk_id == chunk_id), None)
+        if chunk is None:
+            raise KeyError(f"chunk {chunk_id!r} is not in this result")
+        entities = set(chunk.entities)
+        return ChunkExplanation(
+            chunk_id=chunk_id, entities=list(chunk.entities),
+            paths=[p for p in self.paths if entities.intersection(p.nodes)],
+            key_edges=[e for e in self.key_edges if e.source in entities or e.target in entities],
+            answer_candidates=[c for c in self.answer_candidates if c in entities])
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)

@@ -7,6 +7,7 @@ that can be read, count the rest, and never raise.
 Records are located by their *start* (``("entity"<|>`` and variants), so a record
 separator, delimiter or parenthesis inside one description can only corrupt that
 record.
+The query_to_keyword reply parser lives in ``query_reply`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ from typing import Any, Iterable
 
 import json_repair
 
-from ..types import ExtractedEntity, ExtractedRelation, ExtractionResult, QueryMapping
+from ..types import ExtractedEntity, ExtractedRelation, ExtractionResult
+from .query_reply import fallback_query_entities, parse_query_mapping
+from .reply_text import FENCE as _FENCE
+from .reply_text import QUOTE_CHARS as _QUOTE_CHARS
+from .reply_text import as_str as _as_str
+from .reply_text import clean_field as _clean_field
+from .reply_text import to_text as _to_text
 
 logger = logging.getLogger("minirag_core")
 
 _MAX_JSON_CHARS = 60_000  # json_repair is slow on long garbage; real replies are shorter
-_MAX_MAPPING_CHARS = 4_000  # a query_to_keyword reply is short; only its head is read
-_QUOTE_CHARS = "\"'“”‘’`"
 _OPEN_QUOTES = "\"“'"
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*")
 _COMPLETE = re.compile(r"<?\|*\s*COMPLETE\s*\|*>|<\|+\s*COMPLETE\b", re.IGNORECASE)
 _DELIM = r"(?:<\|+>?|\|+>?|\t)"
 _KIND = r"(entity|relationship|relation|content[_ \-]?keywords)"
@@ -39,19 +43,9 @@ _CLOSE_STRONG = re.compile(r"[\"'”\d]\s*\)")
 _CLOSE_WEAK = re.compile(r"\)\s*(?=#|\n|$|\()")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _STRICT_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
-_SPACE = re.compile(r"\s+")
 _RECORDISH = re.compile(r"<\|")
 
 _EXPECTED_FIELDS = {"entity": 3, "relationship": 5, "content_keywords": 1}
-
-
-def _to_text(text: Any) -> str:
-    """Coerce any input to ``str``; bytes are decoded as UTF-8 with replacement."""
-    if isinstance(text, str):
-        return text
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return "" if text is None else str(text)
 
 
 def _clean_markup(text: str) -> str:
@@ -66,13 +60,6 @@ def _kind_of(raw: str) -> str:
     if raw.startswith("content"):
         return "content_keywords"
     return "relationship" if raw.startswith("relation") else "entity"
-
-
-def _clean_field(field: str) -> str:
-    """Strip whitespace, surrounding quotes and stray delimiter bits; collapse spaces."""
-    text = _SPACE.sub(" ", field).strip()
-    text = text.strip(_QUOTE_CHARS + " <>|#()").strip()
-    return text
 
 
 def _quote_open(field: str) -> bool:
@@ -252,14 +239,6 @@ def _first(d: dict[str, Any], keys: Iterable[str]) -> Any:
     return None
 
 
-def _as_str(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_as_str(v) for v in value)
-    return str(value)
-
-
 _ENTITY_NAME_KEYS = ("entity_name", "name", "entity", "id", "title")
 _ENTITY_TYPE_KEYS = ("entity_type", "type", "label", "category")
 _DESC_KEYS = ("entity_description", "relationship_description", "description", "desc")
@@ -365,87 +344,4 @@ def parse_extraction(text: str | bytes) -> ExtractionResult:
         return ExtractionResult(unparsed_records=1)
 
 
-# ---------------------------------------------------------------- query mapping
-
-_QUESTION_WORDS = {
-    "what", "who", "whom", "whose", "when", "where", "why", "how", "which", "is", "are", "was", "were",
-    "do", "does", "did", "can", "could", "should", "would", "will", "the", "a", "an", "in", "on", "of",
-    "i", "tell", "list", "name", "give", "please", "and", "or", "to", "for", "with", "about", "at", "by",
-    "from", "has", "have", "had", "be", "it", "its", "this", "that", "these", "those", "there", "me", "my",
-    "you", "your", "we", "our", "they", "their", "he", "she", "his", "her", "them", "any", "all", "some",
-    "many", "much", "most", "more", "not", "if", "than", "then", "so", "as", "into", "during", "after",
-    "before", "between", "mentioned", "remind", "everyone",
-}
-_CAP_PHRASE = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z0-9][\w'’.-]*)*")
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,80})[\"”']")
-_WORD = re.compile(r"[A-Za-z][\w'-]{2,}")
-
-
-def _strip_possessive(text: str) -> str:
-    return re.sub(r"['’]s?$", "", text.strip(" .,;:?!")).strip()
-
-
-def fallback_query_entities(query: str) -> list[str]:
-    """The query's quoted phrases and capitalised phrases, else its content words."""
-    found: list[str] = [q.strip() for q in _QUOTED.findall(query)]
-    for match in _CAP_PHRASE.finditer(query):
-        words = match.group(0).split()
-        while words and words[0].lower() in _QUESTION_WORDS:
-            words.pop(0)
-        phrase = _strip_possessive(" ".join(words))
-        if phrase and phrase.lower() not in _QUESTION_WORDS:
-            found.append(phrase)
-    if not found:
-        found = [w for w in _WORD.findall(query) if w.lower() not in _QUESTION_WORDS]
-    seen: set[str] = set()
-    return [f for f in found if not (f.lower() in seen or seen.add(f.lower()))]
-
-
-def _str_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        value = [v for v in re.split(r"[,;\n]", value)]
-    if not isinstance(value, (list, tuple)):
-        return []
-    out = [_clean_field(_as_str(v)) for v in value]
-    return [v for v in out if v]
-
-
-def _mapping_dict(text: str) -> dict[str, Any] | None:
-    """The reply's JSON object, repaired; braces added if the model left them out."""
-    candidates = [text]
-    if "{" not in text:
-        candidates.append("{" + text + "}")
-    else:
-        candidates.append(text[text.find("{") :])
-    for candidate in candidates:
-        try:
-            data = json_repair.loads(candidate)
-        except Exception:  # noqa: BLE001
-            continue
-        if isinstance(data, list):
-            data = next((d for d in data if isinstance(d, dict)), None)
-        if isinstance(data, dict) and any(
-            k in data for k in ("answer_type_keywords", "entities_from_query", "answer_types", "entities")
-        ):
-            return data
-    return None
-
-
-def parse_query_mapping(text: str | bytes, query: str) -> QueryMapping:
-    """Parse the query_to_keyword reply; fall back to the query's own phrases."""
-    try:
-        raw = _FENCE.sub("", _to_text(text)[:_MAX_MAPPING_CHARS]).strip()
-        data = _mapping_dict(raw) if raw else None
-        if data is not None:
-            types = _str_list(data.get("answer_type_keywords", data.get("answer_types", [])))[:3]
-            entities = _str_list(data.get("entities_from_query", data.get("entities", [])))
-            if types or entities:
-                return QueryMapping(entities=entities or fallback_query_entities(query), answer_types=types)
-        logger.warning("query mapping reply could not be parsed, using fallback: %r", raw[:200])
-    except Exception:  # noqa: BLE001 - the contract is: never raise
-        logger.warning("query mapping reply could not be parsed", exc_info=True)
-    try:
-        entities = fallback_query_entities(_to_text(query))
-    except Exception:  # noqa: BLE001
-        entities = []
-    return QueryMapping(entities=entities, answer_types=[], source="fallback")
+__all__ = ["fallback_query_entities", "parse_extraction", "parse_query_mapping"]

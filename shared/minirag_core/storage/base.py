@@ -56,7 +56,11 @@ class VectorStore(Protocol):
               where: dict[str, Any] | None = None) -> list[tuple[str, float, dict[str, Any]]]:
         """Nearest ``k`` items as (id, cosine similarity, metadata), best first."""
 
-    def ids(self, collection: str) -> set[str]: ...
+    def ids(self, collection: str) -> set[str]:
+        """Every id in the collection."""
+
+    def get_embeddings(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of ``ids`` (those present), by id."""
 
     def count(self, collection: str) -> int: ...
 

@@ -1,0 +1,41 @@
+"""``CoreSources``: the ``RetrievalSources`` of a ``MiniRAGIndex`` (graph store, vector index, BM25)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..embedding.base import Embedder
+from ..lexical import LexicalChunkIndex
+from ..storage.base import GraphView
+from ..vectors import ENTITIES, RELATIONS, VectorIndex
+
+
+class CoreSources:
+    """``RetrievalSources`` over a graph store, a ``VectorIndex`` and a BM25 index built lazily."""
+
+    def __init__(self, graph: GraphView, vectors: VectorIndex, embedder: Embedder) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.lexical = LexicalChunkIndex()
+
+    def invalidate(self) -> None:
+        """Drop the BM25 index (the graph changed); the next lexical query rebuilds it."""
+        self.lexical = LexicalChunkIndex()
+
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        return self.vectors.chunk_similarities(vector)
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        lexical = self.lexical
+        if not lexical.is_built:
+            ids = self.graph.chunk_ids()
+            lexical.build({c: a["text"] for c, a in self.graph.chunks(ids).items()})
+        return lexical.scores(query)
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return [(m["source"], m["target"], s) for _, s, m in self.vectors.nearest(RELATIONS, vector, k)
+                if "source" in m and "target" in m]

@@ -1,0 +1,105 @@
+"""``InMemorySources``: ``RetrievalSources`` over any graph held in a ``NetworkXGraphStore``
+with its vectors in memory (exact search), for graphs read from another store (e.g. a
+LlamaIndex property graph) rather than built by a ``MiniRAGIndex``.
+
+What is embedded (entity names, chunk ranking texts, the relations that get a vector) is the
+core index's rule (``index_vectors``), so results match a core index over the same graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..embedding.base import Embedder
+from ..graph import CHUNK, ENTITY, RELATION
+from ..index_vectors import chunk_vector_text, relation_text, vector_relations
+from ..lexical import LexicalChunkIndex
+from ..storage.networkx_store import NetworkXGraphStore
+
+
+def top_similar(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[Any, float]]:
+    """The ``k`` rows most similar to ``vector`` (exact search), best first, ties by id."""
+    if not ids or k <= 0:
+        return []
+    sims = matrix @ np.asarray(vector, dtype=np.float32)
+    candidates = range(len(ids)) if len(ids) <= 4 * k else np.argpartition(-sims, 2 * k)[: 2 * k]
+    order = sorted(candidates, key=lambda i: (-sims[i], str(ids[i])))[:k]
+    return [(ids[i], float(sims[i])) for i in order]
+
+
+def vector_texts(g: nx.Graph) -> list[str]:
+    """Every text the graph's items are embedded as (entity names, chunk ranking texts,
+    relation texts), in graph order, without duplicates."""
+    texts = []
+    for node, attrs in g.nodes(data=True):
+        if attrs.get("kind") == ENTITY:
+            texts.append(attrs["name"])
+        elif attrs.get("kind") == CHUNK:
+            texts.append(chunk_vector_text(g, node))
+    for u, v, attrs in g.edges(data=True):
+        if attrs.get("kind") == RELATION:
+            texts.append(relation_text(g, min(u, v), max(u, v)))
+    return list(dict.fromkeys(texts))
+
+
+def embed_graph(g: nx.Graph, embedder: Embedder, cache: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Vectors of every text of the graph, embedding only those not in ``cache`` (text -> vector,
+    same model); ``cache`` is updated and keeps only this graph's texts."""
+    texts = vector_texts(g)
+    vectors = {t: v for t, v in ((t, cache.get(t)) for t in texts) if v is not None}
+    missing = [t for t in texts if t not in vectors]
+    if missing:
+        for text, vector in zip(missing, embedder.embed(missing)):
+            vectors[text] = cache[text] = np.asarray(vector, dtype=np.float32)
+    for text in [t for t in list(cache) if t not in vectors]:
+        cache.pop(text, None)
+    return vectors
+
+
+class InMemorySources:
+    """``RetrievalSources`` over ``graph`` (a ``GraphView``) and ``vectors`` (text -> vector,
+    see :func:`embed_graph`), with BM25 over the chunk texts."""
+
+    def __init__(self, graph: NetworkXGraphStore, embedder: Embedder, vectors: dict[str, np.ndarray]) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        g = graph.graph
+        self.entity_ids = graph.entity_ids()
+        self.chunk_ids = graph.chunk_ids()
+        self.relation_pairs = vector_relations(graph)
+        dim = int(getattr(embedder, "dim", 0) or 0) if not vectors else len(next(iter(vectors.values())))
+        self._entity_matrix = self._stack([g.nodes[e]["name"] for e in self.entity_ids], vectors, dim)
+        self._chunk_matrix = self._stack([chunk_vector_text(g, c) for c in self.chunk_ids], vectors, dim)
+        self._relation_matrix = self._stack([relation_text(g, u, v) for u, v in self.relation_pairs], vectors, dim)
+        self._type_pool: dict[str, list[str]] | None = None
+        self.lexical = LexicalChunkIndex()
+        self.lexical.build({c: g.nodes[c]["text"] for c in self.chunk_ids})
+
+    @staticmethod
+    def _stack(texts: list[str], vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([vectors[t] for t in texts]).astype(np.float32)
+
+    def type_pool(self) -> dict[str, list[str]]:
+        """Entity types with example names (the answer-type pool of query mapping), cached."""
+        if self._type_pool is None:
+            self._type_pool = self.graph.type_pool()
+        return self._type_pool
+
+    def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return top_similar(self.entity_ids, self._entity_matrix, vector, k)
+
+    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+        if not self.chunk_ids:
+            return {}
+        return dict(zip(self.chunk_ids, (self._chunk_matrix @ np.asarray(vector, dtype=np.float32)).tolist()))
+
+    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+        return self.lexical.scores(query)
+
+    def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return [(u, v, s) for (u, v), s in top_similar(self.relation_pairs, self._relation_matrix, vector, k)]

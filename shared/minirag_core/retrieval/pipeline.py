@@ -1,0 +1,90 @@
+"""The one retrieval entry point: mode check, query mapping, the mode's ranking, fill to k.
+
+``MiniRAGIndex``, the LangChain retriever and the LlamaIndex retrievers all retrieve through
+:func:`retrieve` / :func:`aretrieve`, over any ``RetrievalSources``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+from ..extraction.base import QueryMapper
+from ..settings import RetrievalSettings
+from ..types import QueryMapping, RetrievalResult
+from .light import retrieve_light
+from .mini import retrieve_mini
+from .naive import retrieve_naive
+from .sources import RetrievalSources
+
+logger = logging.getLogger("minirag_core")
+
+MODES = ("mini", "light", "naive")
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is a retrieval mode, else ``ValueError``."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose mini, light or naive")
+    return mode
+
+
+def map_query(mapper: QueryMapper, query: str, mode: str,
+              type_pool: Callable[[], dict[str, list[str]]]) -> QueryMapping | None:
+    """The query mapping ``mode`` needs (none for naive); ``type_pool`` is called only then."""
+    return None if check_mode(mode) == "naive" else mapper.map_query(query, type_pool())
+
+
+async def amap_query(mapper: QueryMapper, query: str, mode: str,
+                     type_pool: Callable[[], dict[str, list[str]]]) -> QueryMapping | None:
+    return None if check_mode(mode) == "naive" else await mapper.amap_query(query, type_pool())
+
+
+def retrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
+             mapping: QueryMapping | None = None,
+             doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+    """Rank chunks for ``query`` in ``mode`` (mini and light need the query's ``mapping``)."""
+    if check_mode(mode) == "naive":
+        return retrieve_naive(sources, query, settings, doc_metadata)
+    if mapping is None:
+        raise ValueError("mini and light modes need a query mapping")
+    run = retrieve_mini if mode == "mini" else retrieve_light
+    return run(sources, query, mapping, settings, doc_metadata)
+
+
+async def aretrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
+                    mapping: QueryMapping | None = None,
+                    doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+    """:func:`retrieve` in a worker thread (ranking is CPU-bound)."""
+    return await asyncio.to_thread(retrieve, sources, query, mode, settings, mapping=mapping,
+                                   doc_metadata=doc_metadata)
+
+
+def shortfall(result: RetrievalResult, k: int, available: int) -> int:
+    """How many chunks ``result`` lacks to hold ``k`` (or every one of ``available`` chunks)."""
+    return max(0, min(k, available) - len(result.chunks))
+
+
+def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_budget: int) -> int:
+    """Top ``result`` up to ``k`` chunks with ``extra``'s next-best ones (``via="fill"``) that
+    fit what is left of ``token_budget``; returns how many were added."""
+    before = len(result.chunks)
+    taken = {c.chunk_id for c in result.chunks}
+    used = sum(c.n_tokens for c in result.chunks)
+    for chunk in extra.chunks:
+        if len(result.chunks) >= k:
+            break
+        if chunk.chunk_id in taken or used + chunk.n_tokens > token_budget:
+            continue
+        chunk.via = "fill"
+        result.chunks.append(chunk)
+        used += chunk.n_tokens
+    added = len(result.chunks) - before
+    if added:
+        logger.warning("%s query returned %d of %d chunks; topped up with %d next-best dense chunks",
+                       result.mode, before, k, added)
+        result.notes.append("topped up with next-best dense chunks (via='fill')")
+    else:
+        logger.debug("%d of %d chunks fit the token budget of %d", before, k, token_budget)
+    return added
