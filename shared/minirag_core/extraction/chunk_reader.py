@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..entity_typing import EVENT, LOCATION, ORGANIZATION, rule_type
 from ..names import clean_display_name, normalize_entity_name
 from ..types import Chunk
 from .formats import Message, split_sentences
@@ -52,13 +53,18 @@ class Relation:
 class ChunkEntities:
     names: dict[str, str] = field(default_factory=dict)  # key -> display
     kinds: dict[str, str] = field(default_factory=dict)  # key -> strongest kind
-    ner_types: dict[str, str] = field(default_factory=dict)  # key -> type from the recogniser
+    ner_votes: dict[str, Counter] = field(default_factory=dict)  # key -> recogniser's types, counted
     sentences: dict[str, list[str]] = field(default_factory=dict)
     persons: set[str] = field(default_factory=set)
     places: set[str] = field(default_factory=set)
     relations: dict[tuple[str, str], Relation] = field(default_factory=dict)
     keywords: Counter = field(default_factory=Counter)
     subject: str | None = None  # key of the entity the chunk is about (its title or heading)
+
+    @property
+    def ner_types(self) -> dict[str, str]:
+        """key -> the type the recogniser gave it most often in this chunk."""
+        return {key: votes.most_common(1)[0][0] for key, votes in self.ner_votes.items()}
 
     def add(self, display: str, kind: str, sentence: str | None, speaker: str | None) -> str | None:
         display = clean_display_name(display)
@@ -113,6 +119,9 @@ def _ner_spans(sent: Any) -> list[Span]:
         name = _clean_ner(ent.text)
         if len(name) < 2 or name.isdigit() and ent.label_ not in ("DATE", "TIME"):
             continue
+        suffix_type = rule_type(name) if " " in name else None  # "... Studios", "... Street"
+        if suffix_type in (ORGANIZATION, LOCATION, EVENT):
+            label_type = suffix_type
         out.append(Span(name, ent.start_char - sent.start_char, ent.end_char - sent.start_char, "ner",
                         label=label_type))
     return out
@@ -190,7 +199,7 @@ def _read_sentence(ce: ChunkEntities, s: Sentence, known: set[str], alias: dict[
             continue
         label = sp.label
         if label:
-            ce.ner_types.setdefault(key, label)
+            ce.ner_votes.setdefault(key, Counter())[label] += 1
         if label == "PERSON" or sp.kind == "cap" and (sp.vocative or name in full_names or key in ce.persons):
             ce.persons.add(key)
         if sp.kind == "cap" and sp.place_cue:

@@ -77,7 +77,7 @@ def detect_format(text: str) -> str:
     n_turns = sum(turns.values())
     recurring = sum(1 for n in turns.values() if n >= 2)
     header = any(session_time(line) for line in lines[:3])
-    if (n_turns >= MIN_TURNS and recurring >= MIN_RECURRING_SPEAKERS or header and len(turns) >= 2) \
+    if (n_turns >= MIN_TURNS and recurring >= MIN_RECURRING_SPEAKERS or header and n_turns >= 1) \
             and n_turns >= 0.4 * len(lines):
         return CHAT
     if any(_HEADING.match(line) or _FENCE.match(line) for line in lines):
@@ -127,22 +127,33 @@ def parse_messages(text: str) -> tuple[list[Message], str | None]:
 
 
 def prose_lines(text: str, fmt: str) -> list[str]:
-    """The text's lines to parse as prose: Markdown heading and list marks dropped, fenced code
-    skipped, blank lines removed (sentences never cross a line break)."""
+    """The text's paragraphs to parse as prose: hard-wrapped lines joined, Markdown heading and
+    list marks dropped, fenced code skipped. Headings, list items, ``Label:`` lines and an
+    encyclopedic title line stay paragraphs of their own (sentences never cross them)."""
     out: list[str] = []
     in_code = False
+    joinable = False  # may the next line continue the last paragraph?
     for raw in text.splitlines():
         if _FENCE.match(raw):
-            in_code = not in_code
-            continue
-        if in_code:
+            in_code, joinable = not in_code, False
             continue
         line = raw.strip()
-        if fmt == MARKDOWN:
+        if in_code or not line:
+            joinable = False
+            continue
+        heading = fmt == MARKDOWN and _HEADING.match(line)
+        listed = _LIST_MARK.match(line)
+        labelled = re.match(r"^[A-Z][\w-]{0,20}:\s", line)
+        if heading:
             line = re.sub(r"^#{1,6}\s+|\s+#+$", "", line)
         line = _LIST_MARK.sub("", line).strip()
-        if line:
+        if not line:
+            continue
+        if joinable and not (heading or listed or labelled):
+            out[-1] += " " + line
+        else:
             out.append(line)
+        joinable = not heading and not (fmt == ENCYCLOPEDIC and len(out) == 1)
     return out
 
 

@@ -15,6 +15,7 @@ heading) is recorded for bridge retrieval.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Iterable, Sequence
 
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
@@ -118,7 +119,11 @@ class OfflineExtractor:
         """A type for every distinct name no chunk-local rule types (zero-shot, once per name)."""
         types: dict[str, str] = {}
         pending: dict[str, tuple[str, str | None]] = {}
-        recognised = {key: t for ce in read for key, t in ce.ner_types.items()}
+        votes: dict[str, Counter] = {}
+        for ce in read:
+            for key, counts in ce.ner_votes.items():
+                votes.setdefault(key, Counter()).update(counts)
+        recognised = {key: counts.most_common(1)[0][0] for key, counts in votes.items()}
         for ce in read:
             for key, display in ce.names.items():
                 if key in ce.persons:
@@ -162,7 +167,8 @@ class OfflineExtractor:
         types = self._types(read)
         results = []
         for ce in read:
-            local = {k: PERSON if k in ce.persons else ce.ner_types.get(k) or types[k] for k in ce.names}
+            own = ce.ner_types
+            local = {k: PERSON if k in ce.persons else own.get(k) or types[k] for k in ce.names}
             results.append(self._build(ce, local))
         return results
 
