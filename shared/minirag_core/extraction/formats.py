@@ -76,9 +76,9 @@ def detect_format(text: str) -> str:
     turns = Counter(s[0] for s in map(_speaker, lines) if s)
     n_turns = sum(turns.values())
     recurring = sum(1 for n in turns.values() if n >= 2)
-    header = any(session_time(line) for line in lines[:3])
-    if (n_turns >= MIN_TURNS and recurring >= MIN_RECURRING_SPEAKERS or header and n_turns >= 1) \
-            and n_turns >= 0.4 * len(lines):
+    header = bool(lines) and session_time(lines[0]) is not None
+    opens_session = header and len(lines) > 1 and _speaker(lines[1]) is not None
+    if opens_session or n_turns >= MIN_TURNS and recurring >= MIN_RECURRING_SPEAKERS and n_turns >= 0.4 * len(lines):
         return CHAT
     if any(_HEADING.match(line) or _FENCE.match(line) for line in lines):
         return MARKDOWN

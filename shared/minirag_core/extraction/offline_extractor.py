@@ -74,7 +74,8 @@ class OfflineExtractor:
                 plans.append((fmt, [len(lines), len(own)], []))
                 lines += own
         docs = parse(lines) if lines else []
-        for s, doc in zip(chat_sentences, parse([s.text for s in chat_sentences], parser=False)):
+        chat_docs = parse([s.text for s in chat_sentences], parser=False) if chat_sentences else []
+        for s, doc in zip(chat_sentences, chat_docs):
             s.parsed = doc[:]
         out = []
         for chunk, (fmt, info, sents) in zip(chunks, plans):
