@@ -66,23 +66,25 @@ TYPE_POOL: dict[str, str] = {
 
 #: short prototypes per type; a name's score for a type is max(description, best prototype)
 TYPE_EXAMPLES: dict[str, list[str]] = {
-    PERSON: ["a friend", "Maria Garcia", "Ahmed", "Dr. Chen", "the landlord", "a singer"],
-    LOCATION: ["Barcelona", "Japan", "the park", "a restaurant", "the cafe", "the basement",
+    PERSON: ["a friend", "John Smith", "Dr. Chen", "the landlord", "a singer", "an author"],
+    LOCATION: ["Paris", "Japan", "the park", "a restaurant", "the cafe", "the basement",
                "the stadium", "downtown", "the gym"],
-    ORGANIZATION: ["a company", "Real Madrid", "the Beatles", "a football club", "a brand", "Google"],
+    ORGANIZATION: ["a company", "a football club", "a rock band", "a brand", "a university", "a government agency",
+                   "a software foundation"],
     EVENT: ["a party", "a concert", "a festival", "Christmas", "the match", "a bake sale",
             "an exhibition", "a jam session", "a tournament"],
     DATE_TIME: ["Sunday", "3 PM", "next week", "March 5th", "tonight"],
-    PRODUCT: ["a guitar", "a phone", "a fridge", "headphones", "PS5", "a drum set", "a laptop",
-              "curtains", "equipment"],
+    PRODUCT: ["a guitar", "a phone", "a fridge", "headphones", "a game console", "a laptop",
+              "curtains", "equipment", "software", "a programming language", "an operating system", "an app"],
     FOOD: ["bread", "sourdough loaf", "noodles", "curry", "pad thai", "spring rolls", "pizza", "cake",
            "soup", "salad", "sandwich", "burger", "cookies", "steak", "focaccia", "dumplings"],
     BEVERAGE: ["coffee", "tea", "a latte", "milk", "juice", "wine", "beer", "a smoothie", "water"],
     ACTIVITY: ["running", "yoga", "a workout", "stretching", "playing football", "bench press",
                "hiking", "swimming", "gardening", "squats"],
-    CONCEPT: ["an idea", "a strategy", "motivation", "a policy", "teamwork", "a goal", "the story"],
-    WORK_OF_ART: ["a song", "Hey Jude", "a movie", "a novel", "a TV series", "a video game",
-                  "The Witcher 3", "an album"],
+    CONCEPT: ["an idea", "a strategy", "motivation", "a policy", "teamwork", "a goal", "the story",
+              "a software license", "a network protocol", "an algorithm", "a scientific method"],
+    WORK_OF_ART: ["a song", "a movie", "a novel", "a TV series", "a video game", "a documentary film",
+                  "an album", "a poem"],
     NATIONALITY: ["Chinese", "Italian"],
 }
 
@@ -127,7 +129,7 @@ _LOCATION_PREFIXES = {"mount", "mt", "lake", "port", "fort", "san", "santa", "st
 _ORG_SUFFIXES = {"inc", "ltd", "llc", "corp", "corporation", "company", "co", "group", "club", "fc",
                  "united", "band", "team", "university", "college", "institute", "association",
                  "society", "bank", "studio", "studios", "records", "entertainment", "agency",
-                 "foundation", "academy", "school", "games", "labs", "technologies", "tech",
+                 "foundation", "academy", "school", "games", "labs", "films", "pictures", "technologies", "tech",
                  "media", "network", "orchestra", "choir", "committee", "council"}
 _EVENT_SUFFIXES = {"festival", "party", "concert", "tournament", "cup", "league", "championship",
                    "championships", "sale", "fair", "conference", "wedding", "birthday", "exhibition",

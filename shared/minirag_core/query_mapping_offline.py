@@ -7,7 +7,7 @@ import asyncio
 import numpy as np
 
 from .entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query, new_typer
-from .extraction.offline_extractor import extract_query_entities
+from .extraction.query_entities import extract_query_entities
 from .types import QueryMapping
 
 
