@@ -1,7 +1,7 @@
 """Scale benchmark: index throughput, peak memory, bytes on disk and query latency per mode
 on corpora of 1k, 10k (and 100k) chunks built from the development sets.
 
-    nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 [--out DIR]
+    nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 [--out DIR] [--reuse]
 
 Each size runs in its own subprocess (so peak RSS is that size's), on a fresh workdir with
 the embedded default (offline extractor, bundled embedding model). Corpora: the passages
@@ -39,11 +39,16 @@ def _questions(smallest: int, n: int):
     return base, pick_questions(usable, n)
 
 
-def run_one(size: int, workdir: Path, n_questions: int, smallest: int) -> dict:
+def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False) -> dict:
     """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess)."""
     from minirag_core.index import MiniRAGIndex
 
     base, questions = _questions(smallest, n_questions)
+    previous = workdir.parent / f"scale-{size}.json"
+    if reuse and previous.exists():  # time the queries again on the index already built
+        build = json.loads(previous.read_text())["build"]
+        build["reused"] = True
+        return _time_queries(size, workdir, questions, build)
     docs = scaled_corpus(size, base)
     safe_rmtree(workdir)
     t0 = time.perf_counter()
@@ -59,6 +64,12 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int) -> dict:
              "stats": index.stats()}
     print(f"[{size}] indexed {report.chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
           file=sys.stderr, flush=True)
+    return _time_queries(size, workdir, questions, build)
+
+
+def _time_queries(size: int, workdir: Path, questions: list, build: dict) -> dict:
+    from minirag_core.index import MiniRAGIndex
+
     reopen_t0 = time.perf_counter()
     index = MiniRAGIndex(workdir)  # queries as a new process would see them: from disk
     build["seconds_reopen"] = time.perf_counter() - reopen_t0
@@ -81,7 +92,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int) -> dict:
     latency = {m: {"p50_ms": percentile(v, 50), "p95_ms": percentile(v, 95), "first_query_ms": first[m],
                    "any_evidence_at_5": hits[m] / len(questions)} for m, v in times.items()}
     return {"size": size, "questions": len(questions), "build": build, "latency": latency,
-            "peak_rss_mb": peak_rss_mb()}
+            "peak_rss_mb": max(peak_rss_mb(), build.get("peak_rss_mb_after_index", 0.0))}
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -113,6 +124,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--questions", type=int, default=30)
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (0 = torch's default)")
+    p.add_argument("--reuse", action="store_true", help="time the queries again on the indexes already built")
     p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in a subprocess
     p.add_argument("--smallest", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -120,13 +132,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.one is not None:
         configure_threads(args.threads)
-        result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one)
+        result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
+                         args.reuse)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
     for size in sizes:
         subprocess.run([sys.executable, __file__, "--one", str(size), "--smallest", str(sizes[0]),
-                        "--out", str(args.out), "--questions", str(args.questions), "--threads", str(args.threads)],
+                        "--out", str(args.out), "--questions", str(args.questions), "--threads", str(args.threads)]
+                       + (["--reuse"] if args.reuse else []),
                        check=True)
         results.append(json.loads((args.out / f"scale-{size}.json").read_text()))
     report = {"results": results, "machine": machine_info()}
