@@ -56,10 +56,13 @@ def test_score_recall_and_all_evidence_at_k():
 
 
 def test_lead_sentence_is_computed_from_the_numbers():
-    entry = {"summary": {s: {"overall": {"recall@5": v}} for s, v in
-                         [("mini", 80.0), ("bm25", 70.0), ("hybrid", 75.0), ("mini-no-graph", 77.5)]}}
+    entry = {"summary": {s: {"overall": {"recall@5": v, "all_evidence@5": a}} for s, v, a in
+                         [("mini", 80.0, 60.0), ("bm25", 70.0, 50.0), ("hybrid", 75.0, 40.0),
+                          ("mini-no-graph", 77.5, 55.0), ("mini-no-bridge", 81.0, 61.0)]}}
     text = lead_sentence(entry)
-    assert "best baseline hybrid 75.0 (+5.0)" in text and "the graph term adds +2.5" in text
+    assert "best baseline hybrid 75.0 (+5.0)" in text
+    assert "all-evidence@5 60.0 against bm25 50.0 (+10.0)" in text  # the best on that metric, not on recall
+    assert "the graph (paths and bridges) adds +2.5" in text and "bridges adds -1.0" in text
 
 
 def test_graph_only_ablation_ranks_by_the_graph_not_by_id(embedder):
