@@ -78,8 +78,9 @@ def readme_section(results: dict) -> str:
              "tokeniser; hybrid is BM25 + dense fused by reciprocal rank (c = 60, equal weights, as LangChain's "
              "`EnsembleRetriever`); li-pg is LlamaIndex's own `PropertyGraphIndex` with its LLM-free "
              "`ImplicitPathExtractor` and `VectorContextRetriever` on the same chunks and embedding model (with "
-             "implicit edges only, its vector store holds no entity nodes, so it returns triplets whatever the "
-             "query: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
+             "implicit edges only, its vector store holds no entity nodes, so it returns next/previous-chunk "
+             "triplets whatever the query, and nothing when every document is one chunk, since it skips source "
+             "edges: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
              "off (`mini-no-graph`: eq. 3 path scores and bridges off; `mini-no-bridge`: bridges off; "
              "`mini-graph-only`: dense and BM25 weights zero).", ""]
     for entry in results["sets"]:
@@ -129,3 +130,13 @@ def plot_suite(results: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+if __name__ == "__main__":  # regenerate RESULTS.md and the README block from a saved run
+    import json
+    import sys
+
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: suite_report.py OUT/suite_results.json")
+    saved = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    write_results(saved, readme_section(saved))
