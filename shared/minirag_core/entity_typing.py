@@ -66,7 +66,7 @@ TYPE_POOL: dict[str, str] = {
 
 #: short prototypes per type; a name's score for a type is max(description, best prototype)
 TYPE_EXAMPLES: dict[str, list[str]] = {
-    PERSON: ["a friend", "John Smith", "Dr. Chen", "the landlord", "a singer", "an author"],
+    PERSON: ["a friend", "Maria Garcia", "Dr. Chen", "the landlord", "a singer", "an author"],
     LOCATION: ["Paris", "Japan", "the park", "a restaurant", "the cafe", "the basement",
                "the stadium", "downtown", "the gym"],
     ORGANIZATION: ["a company", "a football club", "a rock band", "a brand", "a university", "a government agency",

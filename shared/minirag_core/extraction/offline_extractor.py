@@ -38,7 +38,7 @@ class OfflineExtractor:
     the recogniser (without the parser) over chat messages.
     """
 
-    name = "offline:v3"  # bump when the rules change: cached extractions are keyed by it
+    name = "offline:v4"  # bump when the rules change: cached extractions are keyed by it
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None, use_context: bool = False,
                  session_entities: bool = True, ner: bool = True, chat_ner: bool = False) -> None:
