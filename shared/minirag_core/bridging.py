@@ -24,7 +24,8 @@ class Bridge:
 
 def bridge_scores(graph: GraphView, relevance: dict[str, float], seeds: dict[str, float], *,
                   seed_chunks: int, steps: int, damping: float) -> tuple[dict[str, float], list[Bridge]]:
-    """Bridge score per reached chunk (max over the ways to reach it) and the bridges used."""
+    """Bridge score per reached chunk (max over the ways to reach it) and, per reached chunk, the
+    strongest bridge that reached it."""
     top = sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:seed_chunks]
     peak = top[0][1] if top and top[0][1] > 0 else 1.0
     frontier = {c: s / peak for c, s in top}
@@ -50,7 +51,11 @@ def bridge_scores(graph: GraphView, relevance: dict[str, float], seeds: dict[str
         frontier = reached
         if not frontier:
             break
-    return scores, bridges
+    best: dict[str, Bridge] = {}
+    for bridge in bridges:  # the strongest way to each reached chunk explains it
+        if bridge.target not in best or bridge.score > best[bridge.target].score:
+            best[bridge.target] = bridge
+    return scores, sorted(best.values(), key=lambda b: (-b.score, b.target))
 
 
 def bridge_label(bridge: Bridge, doc_ids: dict[str, str]) -> str:

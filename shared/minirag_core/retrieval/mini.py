@@ -79,11 +79,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
                                          damping=settings.bridge_damping)
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
-        best: dict[str, Bridge] = {}
-        for bridge in bridges:  # the strongest way to each reached chunk explains it
-            if bridge.target not in best or bridge.score > best[bridge.target].score:
-                best[bridge.target] = bridge
-        bridges = sorted(best.values(), key=lambda b: (-b.score, b.target))
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
         source_docs = {c: attrs.get("doc_id", c) for c, attrs in
