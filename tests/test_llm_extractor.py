@@ -252,3 +252,20 @@ def test_render_context_and_answer_prompt() -> None:
     prompt = build_answer_prompt("What does {Briar} bring?", ctx, response_type="Single Sentence")
     assert "Single Sentence" in prompt and ctx in prompt and prompt.rstrip().endswith("---Answer---")
     assert "What does {Briar} bring?" in prompt
+
+
+def test_render_context_keeps_graph_rows_touching_the_chosen_chunks() -> None:
+    edges = [KeyEdge(f"E{i}", f"F{i}", float(i), f"edge {i}", "k") for i in range(30)]
+    result = RetrievalResult(
+        query="q", mode="mini",
+        chunks=[ScoredChunk("c1", "doc-1", "text about E3 and E7", 0.9, 10, entities=["E3", "E7"])],
+        answer_candidates=["E7", "Z"], key_edges=edges,
+        paths=[ReasoningPath("E3", ["E3", "F3"], 2.0), ReasoningPath("Q", ["Q", "Z"], 5.0)],
+    )
+    ctx = render_context(result)
+    assert "edge 7" in ctx and "edge 3" in ctx and "edge 29" not in ctx   # only rows touching E3 / E7
+    assert "E3 -> F3" in ctx and "Q -> Z" not in ctx
+    assert ",E7" in ctx and ",Z\n" not in ctx
+    assert ctx.index("edge 7") < ctx.index("edge 3")                        # best score first
+    unlinked = RetrievalResult(query="q", mode="mini", chunks=[ScoredChunk("c1", "d", "t", 0.9, 10)], key_edges=edges)
+    assert render_context(unlinked).count("edge ") == 10                    # no chunk entities: top rows, capped

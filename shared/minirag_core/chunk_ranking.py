@@ -3,6 +3,7 @@ paths to those also relevant to the query, rank them, and fit the top ones in a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -13,15 +14,23 @@ class RankWeights:
     graph: float
 
 
-def _max_normalised(scores: dict[str, float]) -> dict[str, float]:
+def max_normalised(scores: dict[str, float]) -> dict[str, float]:
     top = max(scores.values(), default=0.0)
     return {k: v / top for k, v in scores.items()} if top > 0 else {k: 0.0 for k in scores}
+
+
+def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> float:
+    """How much a link to this entity says about a chunk: an entity in every chunk (the
+    corpus's protagonist) says nothing, a rare one a lot (inverse document frequency)."""
+    if not use_idf or entity_chunks == 0:
+        return 1.0
+    return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
 
 
 def query_relevance(dense: dict[str, float], lexical: dict[str, float],
                     weights: RankWeights) -> dict[str, float]:
     """Query-chunk relevance without the graph: dense similarity plus normalised BM25."""
-    lexical_n = _max_normalised(lexical)
+    lexical_n = max_normalised(lexical)
     ids = set(dense) | set(lexical_n)
     return {c: weights.dense * dense.get(c, 0.0) + weights.lexical * lexical_n.get(c, 0.0) for c in ids}
 
@@ -33,7 +42,7 @@ def top_ids(scores: dict[str, float], n: int) -> list[str]:
 def rank_chunks(relevance: dict[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
                 weights: RankWeights) -> list[tuple[str, float]]:
     """Step 1-3: intersect path chunks with the query-relevant pool, score, rank."""
-    graph_n = _max_normalised(graph_scores)
+    graph_n = max_normalised(graph_scores)
     pool = set(candidate_pool)
     ranked = [(c, relevance.get(c, 0.0) + weights.graph * g) for c, g in graph_n.items() if c in pool]
     ranked.sort(key=lambda item: (-item[1], item[0]))
@@ -46,7 +55,7 @@ def add_bridges(ranked: list[tuple[str, float]], relevance: dict[str, float], gr
     ranking (even when their own similarity to the query is low)."""
     if not bridged:
         return ranked
-    graph_n = _max_normalised(graph_scores)
+    graph_n = max_normalised(graph_scores)
     scores = {c: s + bridge_weight * bridged.get(c, 0.0) for c, s in ranked}
     for chunk, value in bridged.items():
         if chunk not in scores:

@@ -3,12 +3,11 @@ key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token 
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from typing import Any
 
 from ..bridging import Bridge, bridge_label, bridge_scores
-from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, top_ids
+from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
 from ..edge_scoring import key_edges as select_key_edges
 from ..edge_scoring import score_edges
 from ..path_scoring import paths_from_seed, top_paths
@@ -17,14 +16,6 @@ from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from .common import materialise
 from .sources import RetrievalSources
-
-
-def _specificity(entity_chunks: int, total_chunks: int, use_idf: bool) -> float:
-    """How much a link to this entity says about a chunk: an entity in every chunk (the
-    corpus's protagonist) says nothing, a rare one a lot (inverse document frequency)."""
-    if not use_idf or entity_chunks == 0:
-        return 1.0
-    return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
 
 
 def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
@@ -61,9 +52,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     graph_scores: dict[str, float] = defaultdict(float)
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     for entity, chunks in links.items():
-        specificity = _specificity(len(chunks), len(dense), settings.graph_idf)
+        link_weight = specificity(len(chunks), len(dense), settings.graph_idf)
         for chunk_id in chunks:
-            graph_scores[chunk_id] += entity_score[entity] * specificity
+            graph_scores[chunk_id] += entity_score[entity] * link_weight
             chunk_entities[chunk_id].append(entity)
 
     relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
