@@ -93,3 +93,26 @@ def test_mini_reaches_the_second_hop_and_explains_it(embedder, tmp_path):
     assert not any(p.query_entity.startswith("bridge from") for p in without.paths)
     naive = [c.doc_id for c in index.query(question, mode="naive", top_k=3).chunks]
     assert "director" not in naive  # the second hop shares few words with the question
+
+
+def test_a_qualified_title_is_also_about_the_short_name_its_text_uses(embedder, tmp_path):
+    from minirag_core.extraction.subjects import short_form
+
+    assert short_form("Springfield, Ohio") == "Springfield" and short_form("Springfield") is None
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert([
+        Document("town", "Greenvale, Oregon\nGreenvale is a small town in the valley, known for its orchards "
+                         "and an annual harvest fair that draws visitors from the whole region."),
+        Document("person", "Mara Quill\nMara Quill is a painter who was born in Greenvale and later moved "
+                           "to the coast, where she opened a studio by the harbour."),
+    ])
+    store = index.graph_store
+    about = store.subject_chunks(["GREENVALE", "GREENVALE, OREGON"])
+    town_chunk = index._documents["town"]["chunks"][0] if hasattr(index, "_documents") else None
+    assert set(about) == {"GREENVALE", "GREENVALE, OREGON"}
+    assert about["GREENVALE"] == about["GREENVALE, OREGON"]
+    if town_chunk:
+        assert about["GREENVALE"] == [town_chunk]
+    result = index.query("Which county is the birthplace of Mara Quill in?", mode="mini", top_k=2)
+    assert {c.doc_id for c in result.chunks} == {"town", "person"}
+    assert any("GREENVALE" in p.nodes for p in result.paths if p.query_entity.startswith("bridge"))

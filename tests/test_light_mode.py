@@ -22,11 +22,12 @@ class _Embedder:
 class _Sources:
     """Chunks a-d; entity x links a and c; dense similarity prefers b, then a, then c, then d."""
 
-    def __init__(self) -> None:
+    def __init__(self, about_x: str = "") -> None:
         self.graph = NetworkXGraphStore(None)
         g: nx.Graph = self.graph.graph
         for order, chunk in enumerate("abcd"):
-            g.add_node(chunk, kind="chunk", text=chunk, doc_id="doc-" + chunk, order=order, n_tokens=5)
+            g.add_node(chunk, kind="chunk", text=chunk, doc_id="doc-" + chunk, order=order, n_tokens=5,
+                       subjects=["x"] if chunk == about_x else [])
         g.add_node("x", kind="entity", name="x", type="PERSON", description="", source_chunks=["a", "c"])
         g.add_edge("a", "x", kind="mention", description="x in a")
         g.add_edge("c", "x", kind="mention", description="x in c")
@@ -45,9 +46,9 @@ class _Sources:
         return []
 
 
-def _light(weight: float) -> list[tuple[str, str]]:
+def _light(weight: float, about_x: str = "") -> list[tuple[str, str]]:
     settings = RetrievalSettings(top_k=4, light_graph_weight=weight)
-    result = retrieve_light(_Sources(), "who is x?", QueryMapping(entities=["x"], answer_types=[]), settings)
+    result = retrieve_light(_Sources(about_x), "who is x?", QueryMapping(entities=["x"], answer_types=[]), settings)
     return [(c.chunk_id, c.via) for c in result.chunks]
 
 
@@ -59,3 +60,7 @@ def test_graph_evidence_lifts_chunks_of_matched_entities_and_keeps_dense_ones() 
     ranked = _light(0.5)
     assert [c for c, _ in ranked] == ["a", "c", "b", "d"]   # a: 0.60 + 0.5, c: 0.40 + 0.5 > b: 0.65
     assert dict(ranked) == {"a": "graph", "c": "graph", "b": "dense", "d": "dense"}
+
+
+def test_the_chunk_about_a_matched_entity_weighs_more_than_one_mentioning_it() -> None:
+    assert [c for c, _ in _light(0.5, about_x="c")] == ["c", "a", "b", "d"]  # c: 0.40 + 0.5, a: 0.60 + 0.5/3

@@ -29,7 +29,7 @@ class RetrievalSettings:
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
-    light_graph_weight: float = 0.5  # light mode: graph evidence added to dense similarity (0 = naive)
+    light_graph_weight: float = 0.2  # light mode: graph evidence added to dense similarity (0 = naive)
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 
     def with_overrides(self, **overrides: Any) -> "RetrievalSettings":

@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
+from ..names import normalize_entity_name
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 from .chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
@@ -27,6 +28,7 @@ from .formats import CHAT, chunk_format, parse_messages, prose_lines, split_came
 from .nlp import parse
 from .query_entities import extract_query_entities
 from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
+from .subjects import short_form
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
 
@@ -38,7 +40,7 @@ class OfflineExtractor:
     the recogniser (without the parser) over chat messages.
     """
 
-    name = "offline:v4"  # bump when the rules change: cached extractions are keyed by it
+    name = "offline:v5"  # bump when the rules change: cached extractions are keyed by it
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None, use_context: bool = False,
                  session_entities: bool = True, ner: bool = True, chat_ner: bool = False) -> None:
@@ -113,6 +115,9 @@ class OfflineExtractor:
                 keywords=", ".join(keywords), weight=float(rec.weight)))
         keywords = [k for k, _ in ce.keywords.most_common(10)]
         subjects = [ce.names[ce.subject]] if ce.subject in ce.names else []
+        short = normalize_entity_name(short_form(subjects[0]) or "") if subjects else ""
+        if short in ce.names:  # "Springfield, Ohio" is about the "Springfield" its text names
+            subjects.append(ce.names[short])
         return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords,
                                 subject_entities=subjects)
 

@@ -30,3 +30,10 @@ def title_subject(text: str) -> str | None:
         return None  # a list of short lines (a form, a chat, a table), not a passage
     title = _DISAMBIGUATION.sub("", title).strip()
     return title if len(title) >= 2 else None
+
+
+def short_form(title: str) -> str | None:
+    """The name a qualified title stands for: "Springfield, Ohio" -> "Springfield" (the
+    qualifier after the first comma dropped), None when the title has no qualifier."""
+    head, sep, qualifier = title.partition(", ")
+    return head.strip() if sep and len(head.strip()) >= 2 and qualifier.strip() else None
