@@ -357,7 +357,8 @@ class MiniRAGIndex:
     def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None,
                   settings: RetrievalSettings) -> RetrievalResult:
         with self._rw.read():
-            return retrieve(self.sources, query, mode, settings, mapping=mapping, doc_metadata=self.doc_metadata())
+            return retrieve(self.sources, query, mode, settings, mapping=mapping,
+                            doc_metadata=self.registry.metadata_view())
 
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..embedding.base import Embedder
 from ..lexical import LexicalChunkIndex
+from ..scores import ScoreTable
 from ..storage.base import GraphView
 from ..vectors import ENTITIES, RELATIONS, VectorIndex
 
@@ -26,7 +27,7 @@ class CoreSources:
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
 
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+    def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)
 
     def chunk_lexical_scores(self, query: str) -> dict[str, float]:

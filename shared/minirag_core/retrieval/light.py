@@ -8,12 +8,12 @@ summed similarity of the entities and relations that reach them.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Mapping
 
 from ..chunk_ranking import top_ids
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, RetrievalResult
-from .common import materialise
+from .common import considered, materialise
 from .sources import RetrievalSources
 
 LIGHT_ENTITIES_PER_KEYWORD = 10
@@ -30,7 +30,7 @@ def _relations_among(sources: RetrievalSources, entities: dict[str, float]) -> l
 
 
 def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping, settings: RetrievalSettings,
-                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+                   doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     scores: dict[str, float] = defaultdict(float)
     entities: dict[str, float] = {}
     chunk_entities: dict[str, list[str]] = defaultdict(list)
@@ -62,7 +62,7 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     notes = [] if relations else ["no relation matched; low-level entities only"]
     if settings.fill:
         dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
-        extra = [(c, dense[c]) for c in top_ids(dense, len(dense)) if c not in scores]
+        extra = [(c, dense[c]) for c in top_ids(dense, len(scores) + considered(settings)) if c not in scores]
         ranked.extend(extra)
         via.update({c: "fill" for c, _ in extra})
         if len(scores) < settings.top_k and extra:
