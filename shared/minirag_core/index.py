@@ -289,7 +289,8 @@ class MiniRAGIndex:
                                          document.metadata)
             self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
             self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
-                                         {"documents": [d.id for d, _, _, _ in batch]}))
+                                         {"documents": [d.id for d, _, _, _ in batch]},
+                                         added_chunks=[c.id for c in chunks]))
             self._after_write()
         progress.update(sum(len(c.text) for c in chunks))
         report.chunks += len(chunks)

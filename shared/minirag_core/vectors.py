@@ -55,21 +55,26 @@ class VectorIndex:
 
     Chunk and entity vectors are also held in memory (loaded once from the store, dropped
     after a write to their collection) for exact similarities without a store round trip;
-    collections larger than ``in_memory_limit`` are searched in the store (its approximate
-    nearest-neighbour index), chunks then scored for their ``ann_chunks`` nearest only.
+    collections larger than their limit are searched in the store (its approximate
+    nearest-neighbour index, HNSW in Chroma), chunks then scored for their ``ann_chunks``
+    nearest only. A query reads a whole in-memory matrix once per vector searched (memory
+    bound: ~15 ms per 100k x 384 floats here), so entities, several per query and ten per
+    chunk, switch to the ANN index first.
     """
 
     IN_MEMORY = (CHUNKS, ENTITIES)
 
     def __init__(self, store: VectorStore, embedder: Embedder, in_memory_limit: int = 200_000,
-                 ann_chunks: int = 1000) -> None:
+                 ann_chunks: int = 1000, entity_limit: int = 50_000) -> None:
         self.store = store
         self.embedder = embedder
         self.in_memory_limit = in_memory_limit
+        self.entity_limit = entity_limit
         self.ann_chunks = ann_chunks
         self._lock = threading.Lock()
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
         self._positions: dict[str, dict[str, int]] = {}
+        self._counts: dict[str, int] = {}
 
     def upsert(self, collection: str, ids: Sequence[str], texts: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None:
@@ -89,11 +94,13 @@ class VectorIndex:
         with self._lock:
             self._matrices.clear()
             self._positions.clear()
+            self._counts.clear()
 
     def _invalidate(self, collection: str) -> None:
         with self._lock:
             self._matrices.pop(collection, None)
             self._positions.pop(collection, None)
+            self._counts.pop(collection, None)
 
     def vectors(self, collection: str) -> tuple[list[str], np.ndarray]:
         """All ids and vectors of a collection, from memory (loaded from the store on first use)."""
@@ -129,8 +136,13 @@ class VectorIndex:
 
     def in_memory(self, collection: str) -> bool:
         """Whether ``collection`` is searched exactly in memory (else in the store's ANN index)."""
-        return collection in self.IN_MEMORY and (
-            collection in self._matrices or self.store.count(collection) <= self.in_memory_limit)
+        if collection not in self.IN_MEMORY:
+            return False
+        limit = min(self.in_memory_limit, self.entity_limit) if collection == ENTITIES else self.in_memory_limit
+        count = self._counts.get(collection)
+        if count is None:
+            count = self._counts[collection] = self.store.count(collection)
+        return count <= limit
 
     def nearest(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
         """Nearest ``k`` (id, cosine similarity, metadata); exact and in memory for chunks and

@@ -117,15 +117,24 @@ class NetworkXGraphStore:
             attrs = g._node[n]
             sub_nodes[n] = {"name": attrs["name"], "type": attrs["type"], "hop": d}
             sub_adj[n] = {}
+        # Each edge is found from an endpoint whose relation list is shorter than the subgraph;
+        # edges between two hubs (longer lists) are looked up pairwise.
+        hubs = []
         for u in depth:
             related = self._strongest_relations(u)
-            # walk the smaller side: a hub's relations can be far more than the subgraph's nodes
             if len(related) > len(depth):
-                adjacency = raw[u]
-                related = [v for v in depth if v in adjacency and adjacency[v].get("kind") == RELATION]
+                hubs.append(u)
+                continue
             for v in related:
-                if u < v and v in depth:
+                if v in depth and v not in sub_adj[u]:
                     e = raw[u][v]
+                    sub_adj[u][v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
+                                                     "keywords": e["keywords"]}
+        for i, u in enumerate(hubs):
+            adjacency = raw[u]
+            for v in hubs[i + 1:]:
+                e = adjacency.get(v)
+                if e is not None and e.get("kind") == RELATION:
                     sub_adj[u][v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
                                                      "keywords": e["keywords"]}
         return sub
