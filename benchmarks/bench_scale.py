@@ -8,6 +8,11 @@ the embedded default (offline extractor, bundled embedding model). Corpora: the 
 of the development sets, then replicas with perturbed names and ids (``scale_corpus``).
 Questions: test-half questions whose evidence is in the smallest corpus, the same at every
 size; modes interleave per question. Writes ``scale.json`` and ``scale.png`` (log axes).
+
+Where extraction would take hours on a shared machine: ``--replica-extractions`` gives each
+replica its original's extraction, perturbed (the extractor runs on originals only), and
+``--seed-extractions FILE`` starts from an earlier build's ``extractions.jsonl``; the JSON
+then keeps ``seconds_extracting`` apart, and ``chunks_per_s_excluding_extraction`` compares sizes.
 """
 
 from __future__ import annotations
