@@ -8,12 +8,18 @@ the embedded default (offline extractor, bundled embedding model). Corpora: the 
 of the development sets, then replicas with perturbed names and ids (``scale_corpus``).
 Questions: test-half questions whose evidence is in the smallest corpus, the same at every
 size; modes interleave per question. Writes ``scale.json`` and ``scale.png`` (log axes).
+
+Where extraction would take hours on a shared machine: ``--replica-extractions`` gives each
+replica its original's extraction, perturbed (the extractor runs on originals only), and
+``--seed-extractions FILE`` starts from an earlier build's ``extractions.jsonl``; the JSON
+then keeps ``seconds_extracting`` apart, and ``chunks_per_s_excluding_extraction`` compares sizes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -25,7 +31,9 @@ from benchmarks.common import (  # noqa: E402
     BENCH_DIR, SystemCaches, configure_threads, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
 )
 from benchmarks.metrics import percentile  # noqa: E402
-from benchmarks.scale_corpus import base_passages, pick_questions, scaled_corpus  # noqa: E402
+from benchmarks.scale_corpus import (  # noqa: E402
+    ReplicaExtractor, TimedExtractor, base_passages, pick_questions, scaled_corpus,
+)
 
 MODES = ("mini", "light", "naive")
 TOP_K = 5
@@ -39,7 +47,8 @@ def _questions(smallest: int, n: int):
     return base, pick_questions(usable, n)
 
 
-def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False) -> dict:
+def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False,
+            replica_extractions: bool = False, seed_extractions: Path | None = None) -> dict:
     """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess)."""
     from minirag_core.index import MiniRAGIndex
 
@@ -51,15 +60,24 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         return _time_queries(size, workdir, questions, build)
     docs = scaled_corpus(size, base)
     safe_rmtree(workdir)
+    if seed_extractions is not None:  # extraction cache of an earlier build: extraction not timed
+        workdir.mkdir(parents=True)
+        shutil.copyfile(seed_extractions, workdir / "extractions.jsonl")
     t0 = time.perf_counter()
     index = MiniRAGIndex(workdir)
     index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
     index._typer().type_vectors  # process, not part of the per-chunk throughput
+    extractor = index.extractor = TimedExtractor(ReplicaExtractor(index.extractor) if replica_extractions
+                                                 else index.extractor)
     t1 = time.perf_counter()
     report = index.insert(docs)
     t2 = time.perf_counter()
+    rest = t2 - t1 - extractor.seconds
     build = {"documents": len(docs), "chunks": report.chunks, "seconds_open_and_warm_up": t1 - t0,
              "seconds_insert": t2 - t1, "chunks_per_s": report.chunks / (t2 - t1),
+             "seconds_extracting": extractor.seconds, "chunks_per_s_excluding_extraction": report.chunks / rest,
+             "replica_extractions_reused": getattr(extractor.inner, "reused", 0),
+             "extraction_cache_seeded": seed_extractions is not None,
              "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
              "stats": index.stats()}
     print(f"[{size}] indexed {report.chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
@@ -125,6 +143,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--questions", type=int, default=30)
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (0 = torch's default)")
     p.add_argument("--reuse", action="store_true", help="time the queries again on the indexes already built")
+    p.add_argument("--replica-extractions", action="store_true",
+                   help="replicas reuse their original's extraction, perturbed (extraction runs on originals only)")
+    p.add_argument("--seed-extractions", type=Path, default=None,
+                   help="start each workdir with this extractions.jsonl (cached chunks are not extracted again)")
     p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in a subprocess
     p.add_argument("--smallest", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -133,14 +155,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.one is not None:
         configure_threads(args.threads)
         result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
-                         args.reuse)
+                         args.reuse, args.replica_extractions, args.seed_extractions)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
     for size in sizes:
         subprocess.run([sys.executable, __file__, "--one", str(size), "--smallest", str(sizes[0]),
                         "--out", str(args.out), "--questions", str(args.questions), "--threads", str(args.threads)]
-                       + (["--reuse"] if args.reuse else []),
+                       + (["--reuse"] if args.reuse else [])
+                       + (["--replica-extractions"] if args.replica_extractions else [])
+                       + (["--seed-extractions", str(args.seed_extractions)] if args.seed_extractions else []),
                        check=True)
         results.append(json.loads((args.out / f"scale-{size}.json").read_text()))
     report = {"results": results, "machine": machine_info()}

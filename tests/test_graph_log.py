@@ -118,3 +118,35 @@ def test_store_without_path_keeps_nothing(tmp_path):
     store = NetworkXGraphStore(None)
     store.save(_add_chunk(store, "c1", ["A"]))
     assert not list(tmp_path.iterdir())
+
+
+def test_insert_records_log_only_the_new_sources_of_a_hub(tmp_path, monkeypatch):
+    """With ``added_chunks``, a hub entity's record holds the new chunks' contributions only
+    (its size does not grow with the hub), and replaying it rebuilds the same merged graph."""
+    from minirag_core import graph as graph_ops
+    from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+
+    monkeypatch.setattr(graph_log, "MIN_COMPACT_BYTES", 1 << 30)  # keep every record in the log
+    path = tmp_path / "graph.json"
+    store = NetworkXGraphStore(path)
+    sizes = []
+    for i in range(40):
+        chunk = Chunk(f"c{i}", f"d{i}", 0, f"Hub met Person {i}.", 5)
+        extraction = ExtractionResult(
+            entities=[ExtractedEntity("Hub", "ORG", f"hub as seen in chunk {i}"),
+                      ExtractedEntity(f"Person {i}", "PERSON", f"person {i}")],
+            relations=[ExtractedRelation("Hub", f"Person {i}", f"met {i}", "meeting"),
+                       ExtractedRelation("Hub", "Person 0", f"knows since {i}", "acquaintance")])
+        graph_ops.add_chunk(store.graph, chunk, extraction)
+        edges = [tuple(e) for e in store.graph.nodes[chunk.id]["relations"]]
+        entities = sorted(store.graph.neighbors(chunk.id))  # what the index logs for a chunk
+        store.save(Change([chunk.id, *entities], edges, added_chunks=[chunk.id]))
+        if i:
+            sizes.append(path.with_name("graph.log.jsonl").stat().st_size)
+    assert store.graph.nodes["HUB"]["description"].count("hub as seen") == 40
+    record_sizes = [b - a for a, b in zip(sizes, sizes[1:])]
+    assert max(record_sizes) < 1.2 * min(record_sizes)  # a full record would grow 40-fold
+    reopened = NetworkXGraphStore(path)
+    assert _state(reopened) == _state(store)
+    reader = NetworkXGraphStore(path)  # another reader catching up from the log gets it too
+    assert _state(reader) == _state(store)

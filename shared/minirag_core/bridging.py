@@ -10,7 +10,9 @@ explanation: (from chunk or query entity, bridge entity, reached chunk).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
+from .scores import top_ids
 from .storage.base import GraphView
 
 
@@ -22,11 +24,11 @@ class Bridge:
     score: float
 
 
-def bridge_scores(graph: GraphView, relevance: dict[str, float], seeds: dict[str, float], *,
+def bridge_scores(graph: GraphView, relevance: Mapping[str, float], seeds: dict[str, float], *,
                   seed_chunks: int, steps: int, damping: float) -> tuple[dict[str, float], list[Bridge]]:
     """Bridge score per reached chunk (max over the ways to reach it) and, per reached chunk, the
     strongest bridge that reached it."""
-    top = sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:seed_chunks]
+    top = [(c, relevance[c]) for c in top_ids(relevance, seed_chunks)]
     peak = top[0][1] if top and top[0][1] > 0 else 1.0
     frontier = {c: s / peak for c, s in top}
     scores: dict[str, float] = {}

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Mapping
+
+from .scores import ScoreTable
+from .scores import top_ids as top_ids
 
 
 @dataclass(frozen=True)
@@ -27,19 +31,19 @@ def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> 
     return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
 
 
-def query_relevance(dense: dict[str, float], lexical: dict[str, float],
-                    weights: RankWeights) -> dict[str, float]:
+def query_relevance(dense: Mapping[str, float], lexical: dict[str, float],
+                    weights: RankWeights) -> Mapping[str, float]:
     """Query-chunk relevance without the graph: dense similarity plus normalised BM25."""
     lexical_n = max_normalised(lexical)
+    if isinstance(dense, ScoreTable):  # one array operation instead of a dict over every chunk
+        table = dense.plus(lexical_n, weights.lexical, weights.dense)
+        if table is not None:
+            return table
     ids = set(dense) | set(lexical_n)
     return {c: weights.dense * dense.get(c, 0.0) + weights.lexical * lexical_n.get(c, 0.0) for c in ids}
 
 
-def top_ids(scores: dict[str, float], n: int) -> list[str]:
-    return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
-
-
-def rank_chunks(relevance: dict[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
+def rank_chunks(relevance: Mapping[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
                 weights: RankWeights) -> list[tuple[str, float]]:
     """Step 1-3: intersect path chunks with the query-relevant pool, score, rank."""
     graph_n = max_normalised(graph_scores)
@@ -49,7 +53,7 @@ def rank_chunks(relevance: dict[str, float], graph_scores: dict[str, float], can
     return ranked
 
 
-def add_bridges(ranked: list[tuple[str, float]], relevance: dict[str, float], graph_scores: dict[str, float],
+def add_bridges(ranked: list[tuple[str, float]], relevance: Mapping[str, float], graph_scores: dict[str, float],
                 bridged: dict[str, float], weights: RankWeights, bridge_weight: float) -> list[tuple[str, float]]:
     """Add the bridge term: ranked chunks gain it, chunks reached only through a bridge join the
     ranking (even when their own similarity to the query is low)."""

@@ -47,6 +47,18 @@ def _merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+MERGED_FIELDS = {ENTITY: ("name", "type", "description", "source_chunks"),
+                 RELATION: ("weight", "description", "keywords", "source_chunks")}
+
+
+def add_sources(attrs: dict[str, Any], sources: dict[str, dict[str, Any]]) -> None:
+    """Add per-chunk records to an entity's or relation's ``sources`` and derive its merged
+    attributes again (what ``add_chunk`` does, for a log replaying only the new records)."""
+    attrs.setdefault("sources", {}).update(sources)
+    merge = _merged_entity_view if attrs.get("kind") == ENTITY else _merged_relation_view
+    attrs.update(merge(attrs["sources"]))
+
+
 def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
     """Add a chunk node, its entities, their mentions and the chunk's relations."""
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,

@@ -289,7 +289,8 @@ class MiniRAGIndex:
                                          document.metadata)
             self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
             self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
-                                         {"documents": [d.id for d, _, _, _ in batch]}))
+                                         {"documents": [d.id for d, _, _, _ in batch]},
+                                         added_chunks=[c.id for c in chunks]))
             self._after_write()
         progress.update(sum(len(c.text) for c in chunks))
         report.chunks += len(chunks)
@@ -357,7 +358,8 @@ class MiniRAGIndex:
     def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None,
                   settings: RetrievalSettings) -> RetrievalResult:
         with self._rw.read():
-            return retrieve(self.sources, query, mode, settings, mapping=mapping, doc_metadata=self.doc_metadata())
+            return retrieve(self.sources, query, mode, settings, mapping=mapping,
+                            doc_metadata=self.registry.metadata_view())
 
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Callable, Iterable
 
 import bm25s
 import numpy as np
+from bm25s.tokenization import Tokenized
 
 from .temporal import with_temporal_tokens
 
@@ -16,22 +18,50 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class LexicalChunkIndex:
-    """BM25 over chunk texts, built in memory on first use (milliseconds for thousands)."""
+    """BM25 over chunk texts, built in memory on first use.
+
+    Each chunk's tokens are kept (chunk ids name their content, so they never go stale):
+    after a write, ``refresh`` tokenises only the chunks it has not seen and rebuilds the
+    scores from the kept tokens, a fraction of a full rebuild's cost.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ids: list[str] = []
         self._model: bm25s.BM25 | None = None
+        self._tokens: dict[str, list[int]] = {}
+        self._vocab: dict[str, int] = {}
 
     def build(self, texts: dict[str, str]) -> None:
-        ids = sorted(texts)
+        self.refresh(list(texts), lambda ids: {i: texts[i] for i in ids})
+
+    def refresh(self, chunk_ids: Iterable[str], texts_of: Callable[[list[str]], dict[str, str]]) -> None:
+        """Index exactly ``chunk_ids``; ``texts_of`` is asked only for chunks not seen before."""
+        ids = sorted(chunk_ids)
+        new = [i for i in ids if i not in self._tokens]
+        if new:
+            texts = texts_of(new)
+            new = [i for i in new if i in texts]
+            tokenized = bm25s.tokenize([with_temporal_tokens(texts[i]) for i in new], stopwords="en",
+                                       show_progress=False, return_ids=False)
+            vocab = self._vocab
+            for chunk_id, tokens in zip(new, tokenized):
+                self._tokens[chunk_id] = [vocab.setdefault(t, len(vocab)) for t in tokens]
+        if len(self._tokens) > len(ids):  # chunks deleted since: forget their tokens
+            keep = set(ids)
+            self._tokens = {i: t for i, t in self._tokens.items() if i in keep}
+        ids = [i for i in ids if i in self._tokens]
         model = None
         if ids:
             model = bm25s.BM25()
-            model.index(bm25s.tokenize([with_temporal_tokens(texts[i]) for i in ids], stopwords="en", show_progress=False),
-                        show_progress=False)
+            model.index(Tokenized(ids=[self._tokens[i] for i in ids], vocab=dict(self._vocab)), show_progress=False)
         with self._lock:
             self._ids, self._model = ids, model
+
+    def mark_stale(self) -> None:
+        """The chunks changed: the next ``refresh`` rebuilds (keeping the tokens it has)."""
+        with self._lock:
+            self._model = None
 
     @property
     def is_built(self) -> bool:

@@ -7,7 +7,7 @@ Stored in the graph's attributes (``graph.json``) as ``{doc_id: {"hash", "chunks
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 
 @dataclass
@@ -70,3 +70,23 @@ class DocumentRegistry:
 
     def metadata(self) -> dict[str, dict[str, Any]]:
         return {d: r.get("metadata", {}) for d, r in self.raw.items()}
+
+    def metadata_view(self) -> "MetadataView":
+        """Each document's metadata, read on access (a query needs a few, not all)."""
+        return MetadataView(self.raw)
+
+
+class MetadataView(Mapping[str, dict[str, Any]]):
+    """Read-only ``{doc_id: metadata}`` over the stored registry, without copying it."""
+
+    def __init__(self, raw: dict[str, dict[str, Any]]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, doc_id: str) -> dict[str, Any]:
+        return self._raw[doc_id].get("metadata", {})
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .embedding.base import Embedder
+from .scores import ScoreTable, similarities
 from .storage.base import VectorStore
 
 ENTITIES, CHUNKS, RELATIONS = "entities", "chunks", "relations"
@@ -54,17 +55,26 @@ class VectorIndex:
 
     Chunk and entity vectors are also held in memory (loaded once from the store, dropped
     after a write to their collection) for exact similarities without a store round trip;
-    collections larger than ``in_memory_limit`` are searched in the store.
+    collections larger than their limit are searched in the store (its approximate
+    nearest-neighbour index, HNSW in Chroma), chunks then scored for their ``ann_chunks``
+    nearest only. A query reads a whole in-memory matrix once per vector searched (memory
+    bound: ~15 ms per 100k x 384 floats here), so entities, several per query and ten per
+    chunk, switch to the ANN index first.
     """
 
     IN_MEMORY = (CHUNKS, ENTITIES)
 
-    def __init__(self, store: VectorStore, embedder: Embedder, in_memory_limit: int = 200_000) -> None:
+    def __init__(self, store: VectorStore, embedder: Embedder, in_memory_limit: int = 200_000,
+                 ann_chunks: int = 1000, entity_limit: int = 50_000) -> None:
         self.store = store
         self.embedder = embedder
         self.in_memory_limit = in_memory_limit
+        self.entity_limit = entity_limit
+        self.ann_chunks = ann_chunks
         self._lock = threading.Lock()
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
+        self._positions: dict[str, dict[str, int]] = {}
+        self._counts: dict[str, int] = {}
 
     def upsert(self, collection: str, ids: Sequence[str], texts: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None:
@@ -83,10 +93,14 @@ class VectorIndex:
         """Drop every in-memory matrix (another process changed the store)."""
         with self._lock:
             self._matrices.clear()
+            self._positions.clear()
+            self._counts.clear()
 
     def _invalidate(self, collection: str) -> None:
         with self._lock:
             self._matrices.pop(collection, None)
+            self._positions.pop(collection, None)
+            self._counts.pop(collection, None)
 
     def vectors(self, collection: str) -> tuple[list[str], np.ndarray]:
         """All ids and vectors of a collection, from memory (loaded from the store on first use)."""
@@ -111,26 +125,48 @@ class VectorIndex:
             return [], np.zeros((0, self.embedder.dim), dtype=np.float32)
         return ids, np.ascontiguousarray(matrix, dtype=np.float32)
 
+    def position(self, collection: str) -> tuple[list[str], np.ndarray, dict[str, int]]:
+        """Ids, vectors and id -> row of an in-memory collection."""
+        ids, matrix = self.vectors(collection)
+        with self._lock:
+            found = self._positions.get(collection)
+            if found is None or len(found) != len(ids):
+                found = self._positions[collection] = {c: i for i, c in enumerate(ids)}
+            return ids, matrix, found
+
+    def in_memory(self, collection: str) -> bool:
+        """Whether ``collection`` is searched exactly in memory (else in the store's ANN index)."""
+        if collection not in self.IN_MEMORY:
+            return False
+        limit = min(self.in_memory_limit, self.entity_limit) if collection == ENTITIES else self.in_memory_limit
+        count = self._counts.get(collection)
+        if count is None:
+            count = self._counts[collection] = self.store.count(collection)
+        return count <= limit
+
     def nearest(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
         """Nearest ``k`` (id, cosine similarity, metadata); exact and in memory for chunks and
         entities (no metadata then), in the store otherwise."""
-        in_memory = collection in self.IN_MEMORY and (
-            collection in self._matrices or self.store.count(collection) <= self.in_memory_limit)
-        if not in_memory:
+        if not self.in_memory(collection):
             return self.store.query(collection, vector, k)
         ids, matrix = self.vectors(collection)
         if not ids or k <= 0:
             return []
-        similarities = matrix @ vector
-        top = np.argpartition(-similarities, min(k, len(ids)) - 1)[:k]
-        top = top[np.lexsort((top, -similarities[top]))]
-        return [(ids[i], float(similarities[i]), {}) for i in top]
+        found = similarities(matrix, vector)
+        top = np.argpartition(-found, min(k, len(ids)) - 1)[:k]
+        top = top[np.lexsort((top, -found[top]))]
+        return [(ids[i], float(found[i]), {}) for i in top]
 
     def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
         return self.vectors(CHUNKS)
 
-    def chunk_similarities(self, vector: np.ndarray) -> dict[str, float]:
-        ids, matrix = self.chunk_vectors()
+    def chunk_similarities(self, vector: np.ndarray) -> ScoreTable:
+        """Cosine similarity of ``vector`` to every chunk (in memory), or to the ``ann_chunks``
+        nearest ones by the store's ANN index past ``in_memory_limit``."""
+        if not self.in_memory(CHUNKS):
+            found = sorted((i, s) for i, s, _ in self.store.query(CHUNKS, vector, self.ann_chunks))
+            return ScoreTable([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64))
+        ids, matrix, position = self.position(CHUNKS)
         if not ids:
-            return {}
-        return dict(zip(ids, (matrix @ vector).tolist()))
+            return ScoreTable([], np.zeros(0), {})
+        return ScoreTable(ids, similarities(matrix, vector), position)

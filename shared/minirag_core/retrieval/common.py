@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..chunk_ranking import fit_budget
 from ..settings import RetrievalSettings
@@ -10,11 +10,16 @@ from ..types import ScoredChunk
 from .sources import RetrievalSources
 
 
+def considered(settings: RetrievalSettings) -> int:
+    """How many ranked chunks ``materialise`` looks at: a ranking need never be longer."""
+    return settings.top_k * 4 + 20
+
+
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
-                settings: RetrievalSettings, doc_metadata: dict[str, dict[str, Any]] | None = None,
+                settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
                 chunk_entities: dict[str, list[str]] | None = None) -> list[ScoredChunk]:
     """Fit the ranking into the budget and attach text, document id and metadata."""
-    attrs = sources.graph.chunks([c for c, _ in ranked[: settings.top_k * 4 + 20]])
+    attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
     n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
     chosen = fit_budget([(c, s) for c, s in ranked if c in attrs], n_tokens, settings.top_k, settings.token_budget)
     metadata = doc_metadata or {}

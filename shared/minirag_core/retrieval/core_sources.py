@@ -6,6 +6,7 @@ import numpy as np
 
 from ..embedding.base import Embedder
 from ..lexical import LexicalChunkIndex
+from ..scores import ScoreTable
 from ..storage.base import GraphView
 from ..vectors import ENTITIES, RELATIONS, VectorIndex
 
@@ -20,20 +21,20 @@ class CoreSources:
         self.lexical = LexicalChunkIndex()
 
     def invalidate(self) -> None:
-        """Drop the BM25 index (the graph changed); the next lexical query rebuilds it."""
-        self.lexical = LexicalChunkIndex()
+        """The graph changed: the next lexical query brings BM25 up to date (new chunks only
+        are tokenised)."""
+        self.lexical.mark_stale()
 
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
 
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
+    def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)
 
     def chunk_lexical_scores(self, query: str) -> dict[str, float]:
         lexical = self.lexical
         if not lexical.is_built:
-            ids = self.graph.chunk_ids()
-            lexical.build({c: a["text"] for c, a in self.graph.chunks(ids).items()})
+            lexical.refresh(self.graph.chunk_ids(), lambda ids: {c: a["text"] for c, a in self.graph.chunks(ids).items()})
         return lexical.scores(query)
 
     def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:

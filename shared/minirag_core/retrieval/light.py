@@ -12,12 +12,12 @@ instead of replacing it (``light_graph_weight`` is chosen on the tune halves of 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Mapping
 
 from ..chunk_ranking import max_normalised, specificity, top_ids
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, RetrievalResult
-from .common import materialise
+from .common import considered, materialise
 from .sources import RetrievalSources
 
 LIGHT_ENTITIES_PER_KEYWORD = 10
@@ -35,7 +35,7 @@ def _relations_among(sources: RetrievalSources, entities: dict[str, float]) -> l
 
 
 def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping, settings: RetrievalSettings,
-                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+                   doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     scores: dict[str, float] = defaultdict(float)
     entities: dict[str, float] = {}
     chunk_entities: dict[str, list[str]] = defaultdict(list)
@@ -69,11 +69,11 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
             scores[chunk_id] += similarity
     graph_n = max_normalised(dict(scores))
     fused = {c: dense.get(c, 0.0) + settings.light_graph_weight * graph_n.get(c, 0.0) for c in graph_n}
-    ranked = [(c, fused[c]) for c in top_ids(fused, len(fused))]
+    ranked = [(c, fused[c]) for c in top_ids(fused, considered(settings))]
     via = {c: "graph" for c, _ in ranked}
     notes = [] if relations else ["no relation matched; low-level entities only"]
     if settings.fill:
-        extra = [(c, dense[c]) for c in top_ids(dense, len(dense)) if c not in fused]
+        extra = [(c, dense[c]) for c in top_ids(dense, len(fused) + considered(settings)) if c not in fused]
         ranked = sorted(ranked + extra, key=lambda item: (-item[1], item[0]))
         via.update({c: "dense" for c, _ in extra})
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)

@@ -17,6 +17,7 @@ from ..embedding.base import Embedder
 from ..graph import CHUNK, ENTITY, RELATION
 from ..index_vectors import chunk_vector_text, relation_text, vector_relations
 from ..lexical import LexicalChunkIndex
+from ..scores import ScoreTable, similarities
 from ..storage.networkx_store import NetworkXGraphStore
 
 
@@ -24,7 +25,7 @@ def top_similar(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) 
     """The ``k`` rows most similar to ``vector`` (exact search), best first, ties by id."""
     if not ids or k <= 0:
         return []
-    sims = matrix @ np.asarray(vector, dtype=np.float32)
+    sims = similarities(matrix, np.asarray(vector, dtype=np.float32))
     candidates = range(len(ids)) if len(ids) <= 4 * k else np.argpartition(-sims, 2 * k)[: 2 * k]
     order = sorted(candidates, key=lambda i: (-sims[i], str(ids[i])))[:k]
     return [(ids[i], float(sims[i])) for i in order]
@@ -75,6 +76,7 @@ class InMemorySources:
         self._chunk_matrix = self._stack([chunk_vector_text(g, c) for c in self.chunk_ids], vectors, dim)
         self._relation_matrix = self._stack([relation_text(g, u, v) for u, v in self.relation_pairs], vectors, dim)
         self._type_pool: dict[str, list[str]] | None = None
+        self._chunk_table: ScoreTable | None = None
         self.lexical = LexicalChunkIndex()
         self.lexical.build({c: g.nodes[c]["text"] for c in self.chunk_ids})
 
@@ -93,10 +95,11 @@ class InMemorySources:
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return top_similar(self.entity_ids, self._entity_matrix, vector, k)
 
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
-        if not self.chunk_ids:
-            return {}
-        return dict(zip(self.chunk_ids, (self._chunk_matrix @ np.asarray(vector, dtype=np.float32)).tolist()))
+    def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
+        if self._chunk_table is None:
+            self._chunk_table = ScoreTable(self.chunk_ids, np.zeros(len(self.chunk_ids)))
+        return ScoreTable(self.chunk_ids, similarities(self._chunk_matrix, np.asarray(vector, dtype=np.float32)),
+                          self._chunk_table.position)
 
     def chunk_lexical_scores(self, query: str) -> dict[str, float]:
         return self.lexical.scores(query)

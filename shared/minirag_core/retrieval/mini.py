@@ -14,7 +14,7 @@ from ..path_scoring import paths_from_seed, top_paths
 from ..seed_selection import select_answer_candidates, select_seeds
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
-from .common import materialise
+from .common import considered, materialise
 from .sources import RetrievalSources
 
 
@@ -83,7 +83,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         notes.append("no chunk on a reasoning path is query-relevant; ranked by query relevance only")
     if settings.fill and len(ranked) < settings.top_k * 4:
         taken = {c for c, _ in ranked}
-        extra = [(c, relevance[c]) for c in top_ids(relevance, len(relevance)) if c not in taken]
+        extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
         if ranked and extra:
             notes.append("filled with next-best query-relevant chunks (via='fill')")
         ranked.extend(extra)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..chunk_ranking import top_ids
 from ..settings import RetrievalSettings
 from ..types import RetrievalResult
-from .common import materialise
+from .common import considered, materialise
 from .sources import RetrievalSources
 
 
 def retrieve_naive(sources: RetrievalSources, query: str, settings: RetrievalSettings,
-                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+                   doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
-    ranked = [(c, dense[c]) for c in top_ids(dense, len(dense))]
-    chunks = materialise(sources, ranked, {c: "dense" for c in dense}, settings, doc_metadata)
+    ranked = [(c, dense[c]) for c in top_ids(dense, considered(settings))]
+    chunks = materialise(sources, ranked, {c: "dense" for c, _ in ranked}, settings, doc_metadata)
     return RetrievalResult(query=query, mode="naive", chunks=chunks)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..extraction.base import QueryMapper
 from ..settings import RetrievalSettings
@@ -43,7 +43,7 @@ async def amap_query(mapper: QueryMapper, query: str, mode: str,
 
 def retrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
              mapping: QueryMapping | None = None,
-             doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+             doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     """Rank chunks for ``query`` in ``mode`` (mini and light need the query's ``mapping``)."""
     if check_mode(mode) == "naive":
         return retrieve_naive(sources, query, settings, doc_metadata)
@@ -55,7 +55,7 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
 
 async def aretrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
                     mapping: QueryMapping | None = None,
-                    doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+                    doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     """:func:`retrieve` in a worker thread (ranking is CPU-bound)."""
     return await asyncio.to_thread(retrieve, sources, query, mode, settings, mapping=mapping,
                                    doc_metadata=doc_metadata)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -18,8 +18,9 @@ class RetrievalSources(Protocol):
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Entity ids nearest to ``vector`` by name embedding, with cosine similarity."""
 
-    def chunk_dense_scores(self, vector: np.ndarray) -> dict[str, float]:
-        """Cosine similarity of ``vector`` to every chunk's ranking text."""
+    def chunk_dense_scores(self, vector: np.ndarray) -> Mapping[str, float]:
+        """Cosine similarity of ``vector`` to every chunk's ranking text (a ``ScoreTable`` keeps
+        them in one array; past an ANN threshold, the nearest chunks only)."""
 
     def chunk_lexical_scores(self, query: str) -> dict[str, float]:
         """BM25 scores of chunks sharing terms with ``query``."""

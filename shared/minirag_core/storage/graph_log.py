@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
+from ..graph import MERGED_FIELDS, add_sources
 from .base import atomic_write_json, read_json
 
 #: the log is folded into a new snapshot once it is this many times the snapshot's size
@@ -32,22 +33,46 @@ class Change:
     nodes: Iterable[str] = ()
     edges: Iterable[tuple[str, str]] = ()
     entries: Mapping[str, Iterable[str]] | None = None
+    #: the chunks this write only added: an entity or relation is then logged with those
+    #: chunks' records alone (its merged attributes are derived again on replay), so a
+    #: write's record does not grow with how often a hub entity was seen before
+    added_chunks: Iterable[str] | None = None
+
+
+def _logged(attrs: dict[str, Any] | None, added: set[str] | None) -> Any:
+    """An item's attributes as logged: whole, or as a delta of its per-chunk ``sources``."""
+    if attrs is None or added is None or attrs.get("kind") not in MERGED_FIELDS or "sources" not in attrs:
+        return attrs
+    derived = {"sources", *MERGED_FIELDS[attrs["kind"]]}
+    rest = {k: v for k, v in attrs.items() if k not in derived}
+    return {"__sources_added__": {c: attrs["sources"][c] for c in sorted(added & attrs["sources"].keys())}, **rest}
+
+
+def _restore(current: dict[str, Any] | None, logged: dict[str, Any]) -> dict[str, Any]:
+    """Attributes after applying a logged record (whole, or a ``sources`` delta)."""
+    if "__sources_added__" not in logged:
+        return logged
+    attrs = {k: v for k, v in logged.items() if k != "__sources_added__"}
+    attrs["sources"] = dict((current or {}).get("sources", {}))
+    add_sources(attrs, logged["__sources_added__"])
+    return attrs
 
 
 def _record(graph: nx.Graph, seq: int, change: Change) -> dict[str, Any]:
     nodes, edges = [], []
     adjacency = graph._adj
+    added = set(change.added_chunks) if change.added_chunks is not None else None
     logged_edges: set[tuple[str, str]] = set()
     for node in dict.fromkeys(change.nodes):
         attrs = graph.nodes[node] if node in adjacency else None
-        nodes.append([node, attrs])
+        nodes.append([node, _logged(attrs, added)])
         if attrs is not None and attrs.get("kind") == "chunk":  # a chunk is logged with its mentions
             for other in adjacency[node]:
                 logged_edges.add((min(node, other), max(node, other)))
     for u, v in change.edges:
         logged_edges.add((min(u, v), max(u, v)))
     for u, v in sorted(logged_edges):
-        edges.append([u, v, adjacency[u].get(v) if u in adjacency else None])
+        edges.append([u, v, _logged(adjacency[u].get(v) if u in adjacency else None, added)])
     entries = {key: [[k, graph.graph.get(key, {}).get(k)] for k in dict.fromkeys(ids)]
                for key, ids in (change.entries or {}).items()}
     return {"seq": seq, "nodes": nodes, "edges": edges, "entries": entries}
@@ -59,6 +84,7 @@ def _apply(graph: nx.Graph, record: dict[str, Any]) -> None:
             if graph.has_node(node):
                 graph.remove_node(node)
         else:
+            attrs = _restore(graph.nodes[node] if graph.has_node(node) else None, attrs)
             if graph.has_node(node):
                 graph.nodes[node].clear()
             graph.add_node(node, **attrs)
@@ -67,6 +93,7 @@ def _apply(graph: nx.Graph, record: dict[str, Any]) -> None:
             if graph.has_edge(u, v):
                 graph.remove_edge(u, v)
         else:
+            attrs = _restore(graph.edges[u, v] if graph.has_edge(u, v) else None, attrs)
             if graph.has_edge(u, v):
                 graph.edges[u, v].clear()
             graph.add_edge(u, v, **attrs)

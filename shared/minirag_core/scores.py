@@ -1,0 +1,87 @@
+"""``ScoreTable``: per-chunk scores held as one numpy array, read like a ``dict``.
+
+Retrieval used to turn every chunk's similarity into a Python dict and sort it whole, work
+that grew with the corpus on every query. A table keeps the array, answers ``table[id]``
+for the few chunks a query touches, and takes its top ``n`` by partial selection.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+_controller: Any = None
+_controller_lock = threading.Lock()
+
+
+def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` on one BLAS thread: a query's product is memory-bound, and on a
+    busy machine BLAS's worker threads wait on descheduled peers (5-8x slower measured)."""
+    global _controller
+    if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        with _controller_lock:
+            _controller = _controller or ThreadpoolController()
+    with _controller.limit(limits=1, user_api="blas"):
+        return matrix @ vector
+
+
+class ScoreTable(Mapping[str, float]):
+    """Scores of ``ids`` (sorted, unique) as a float64 array; ``position`` maps id -> row."""
+
+    def __init__(self, ids: Sequence[str], values: np.ndarray, position: Mapping[str, int] | None = None) -> None:
+        self.ids = ids
+        self.values = np.asarray(values, dtype=np.float64)
+        self.position = position if position is not None else {c: i for i, c in enumerate(ids)}
+
+    def __getitem__(self, key: str) -> float:
+        return float(self.values[self.position[key]])
+
+    def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
+        row = self.position.get(key)
+        return default if row is None else float(self.values[row])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.position
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def top(self, n: int) -> list[str]:
+        """The ``n`` best ids by (-score, id), as ``sorted(...)[:n]`` would give them."""
+        size = len(self.ids)
+        n = min(n, size)
+        if n <= 0:
+            return []
+        values = self.values
+        if n < size:  # every row tied with the n-th best stays a candidate, so ties break by id
+            threshold = np.partition(values, size - n)[size - n]
+            rows = np.flatnonzero(values >= threshold)
+        else:
+            rows = np.arange(size)
+        rows = rows[np.lexsort((rows, -values[rows]))][:n]  # rows are in id order: ids are sorted
+        return [self.ids[i] for i in rows]
+
+    def plus(self, other: Mapping[str, float], weight: float, own_weight: float = 1.0) -> "ScoreTable | None":
+        """``own_weight * self + weight * other`` over the same ids, or ``None`` when ``other``
+        has an id this table lacks (the caller then falls back to dicts)."""
+        extra = np.zeros(len(self.ids), dtype=np.float64)
+        for key, value in other.items():
+            row = self.position.get(key)
+            if row is None:
+                return None
+            extra[row] = value
+        return ScoreTable(self.ids, own_weight * self.values + weight * extra, self.position)
+
+
+def top_ids(scores: Mapping[str, float], n: int) -> list[str]:
+    """The ``n`` best ids by (-score, id); partial selection for a ``ScoreTable``."""
+    if isinstance(scores, ScoreTable):
+        return scores.top(n)
+    return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
