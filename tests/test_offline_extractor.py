@@ -61,7 +61,7 @@ def _rel(result, a, b):
 
 def test_protocol_and_name(extractor):
     assert isinstance(extractor, Extractor)
-    assert re.fullmatch(r"offline:v\d+", extractor.name)  # versioned: the extraction cache is keyed by it
+    assert re.fullmatch(r"offline:[0-9a-f]{16}", extractor.identity)  # the extraction cache's key
 
 
 def test_camel_case_speakers_split():

@@ -15,20 +15,26 @@ heading) is recorded for bridge retrieval.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
 from typing import Iterable, Sequence
 
+from .. import entity_typing, names
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 from .chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
 )
 from .formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
-from .nlp import parse
+from . import chunk_reader, formats, nlp, spans, subjects, wordlists
+from .identity import digest, module_digest
+from .nlp import model_identity, parse
 from .query_entities import extract_query_entities
 from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
+#: the modules whose code and constants decide what the extractor returns
+_RULE_MODULES = (chunk_reader, formats, nlp, spans, subjects, wordlists, entity_typing, names)
 
 
 class OfflineExtractor:
@@ -38,7 +44,7 @@ class OfflineExtractor:
     the recogniser (without the parser) over chat messages.
     """
 
-    name = "offline:v4"  # bump when the rules change: cached extractions are keyed by it
+    name = "offline"
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None, use_context: bool = False,
                  session_entities: bool = True, ner: bool = True, chat_ner: bool = False) -> None:
@@ -54,6 +60,17 @@ class OfflineExtractor:
         if self._typer is None:
             self._typer = new_typer(self._embedder)
         return self._typer
+
+    @property
+    def identity(self) -> str:
+        """The extraction cache's key: a digest of the rules, word lists and typing prototypes
+        (code and data as loaded now), the spaCy model, the embedding model and the settings."""
+        rules = [module_digest(m) for m in (*_RULE_MODULES, sys.modules[__name__])]
+        typer = self.typer
+        typing = [typer.type_pool, typer.context_weight, sorted(typer.known_persons), typer.rule_only_types]
+        settings = [self.use_context, self.session_entities, self.ner, self.chat_ner]
+        model = model_identity() if self.ner or self.chat_ner else None
+        return f"{self.name}:{digest([rules, model, typer.embedder.name, typing, settings])}"
 
     # -- per chunk, no typing --
     def _read_chunks(self, chunks: Sequence[Chunk]) -> list[ChunkEntities]:
