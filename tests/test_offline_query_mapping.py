@@ -44,7 +44,7 @@ def test_when_question(mapper, questions):
 
 def test_when_question_with_date(mapper, questions):
     m = mapper.map_query(questions[69], {})  # What does Li Hua report to Adam on January 6th?
-    assert m.entities == ["Li Hua", "Adam", "January 6th"]
+    assert m.entities == ["Li Hua", "Adam", "January 6"]
     assert mapper.map_query(questions[114], {}).answer_types[0] == "DATE AND TIME"
 
 
@@ -66,7 +66,7 @@ def test_quoted_title_and_song_type(mapper, questions):
     assert "this Sunday" in m.entities
     m = mapper.map_query(questions[125], {})  # What song does Li Hua suggest ... on 20260405?
     assert m.answer_types[0] == "WORK OF ART"
-    assert "20260405" in m.entities and "jam session" in m.entities
+    assert "2026-04-05" in m.entities and "jam session" in m.entities
 
 
 def test_noun_phrases_when_no_names(mapper, questions):

@@ -6,6 +6,7 @@ import json
 import logging
 
 from .extraction.base import Extractor
+from .extraction.identity import cache_identity
 from .llm.base import LLMError
 from .llm.cache import LLMCallCache
 from .types import Chunk, ExtractionResult
@@ -14,8 +15,9 @@ logger = logging.getLogger("minirag_core")
 
 
 def extract_cached(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk]) -> list[ExtractionResult | None]:
-    """Extraction results per chunk, from the cache where this extractor has seen the chunk."""
-    name = extractor.name
+    """Extraction results per chunk, from the cache where this extractor (the same rules,
+    models and prompts: :func:`~.extraction.identity.cache_identity`) has seen the chunk."""
+    name = cache_identity(extractor)
     results: dict[str, ExtractionResult | None] = {}
     missing = []
     for chunk in chunks:

@@ -192,7 +192,8 @@ class EntityTyper:
         self.type_pool = dict(type_pool or TYPE_POOL)
         self.types = list(self.type_pool)
         # types reached by rules only (never by zero-shot): NATIONALITY pulls in "pad thai"
-        self._zs_mask = np.array([0.0 if t in set(rule_only_types) else 1.0 for t in self.types])
+        self.rule_only_types = sorted(set(rule_only_types))
+        self._zs_mask = np.array([0.0 if t in self.rule_only_types else 1.0 for t in self.types])
         self.known_persons = {normalize_entity_name(p) for p in known_persons}
         self.context_weight = context_weight
         self._type_vecs: np.ndarray | None = None

@@ -8,6 +8,7 @@ chunk removes exactly what it contributed and the result equals a build without 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any, Iterable
 
@@ -19,12 +20,19 @@ from .types import Chunk, ExtractionResult
 ENTITY, CHUNK = "entity", "chunk"
 RELATION, MENTION = "relation", "mention"
 DESCRIPTION_SEPARATOR = " | "
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
 
 
-def _merged_entity_view(sources: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """Derive an entity's display name, type and description from its per-chunk records."""
+def entity_name(name: str, type_: str) -> str:
+    """An extracted entity's name, without a possessive for a person ("Ada's" -> "Ada")."""
+    return _POSSESSIVE.sub("", name.strip()) if type_.strip().upper() == "PERSON" else name
+
+
+def merged_entity_view(sources: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Derive an entity's display name, type and description from its per-chunk records
+    (the name as the records under the node's own id give it, not an alias homed there)."""
     ordered = [sources[c] for c in sorted(sources)]
-    names = Counter(s["name"] for s in ordered)
+    names = Counter(s["name"] for s in ordered if "raw" not in s) or Counter(s["name"] for s in ordered)
     types = Counter(s["type"] for s in ordered if s["type"])
     descriptions = list(dict.fromkeys(s["description"] for s in ordered if s["description"]))
     return {
@@ -35,7 +43,7 @@ def _merged_entity_view(sources: dict[str, dict[str, str]]) -> dict[str, Any]:
     }
 
 
-def _merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Derive an edge's weight (sum over mentions), description and keywords."""
     ordered = [sources[c] for c in sorted(sources)]
     keywords = sorted({k.strip() for s in ordered for k in s["keywords"].split(",") if k.strip()})
@@ -64,18 +72,21 @@ def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> No
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,
                    text=chunk.text, n_tokens=chunk.n_tokens, relations=[], subjects=[])
     per_entity: dict[str, dict[str, str]] = {}
+    names = {normalize_entity_name(e.name): entity_name(e.name, e.type) for e in extraction.entities}
+    ids = {raw: normalize_entity_name(name) for raw, name in names.items()}
     for entity in extraction.entities:
-        node_id = normalize_entity_name(entity.name)
+        name = names[normalize_entity_name(entity.name)]
+        node_id = normalize_entity_name(name)
         if not node_id:
             continue
-        record = per_entity.setdefault(node_id, {"name": clean_display_name(entity.name),
+        record = per_entity.setdefault(node_id, {"name": clean_display_name(name),
                                                  "type": entity.type.strip().upper(), "description": ""})
         if entity.description and entity.description not in record["description"]:
             record["description"] = (record["description"] + DESCRIPTION_SEPARATOR + entity.description
                                       if record["description"] else entity.description)
     per_relation: dict[tuple[str, str], dict[str, Any]] = {}
     for relation in extraction.relations:
-        source, target = normalize_entity_name(relation.source), normalize_entity_name(relation.target)
+        source, target = (ids.get(n, n) for n in map(normalize_entity_name, (relation.source, relation.target)))
         if not source or not target or source == target:
             continue
         for node_id, raw in ((source, relation.source), (target, relation.target)):
@@ -92,16 +103,16 @@ def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> No
             graph.add_node(node_id, kind=ENTITY, sources={})
         node = graph.nodes[node_id]
         node["sources"][chunk.id] = record
-        node.update(_merged_entity_view(node["sources"]))
+        node.update(merged_entity_view(node["sources"]))
         graph.add_edge(node_id, chunk.id, kind=MENTION, description=record["description"])
     for (source, target), record in per_relation.items():
         if not graph.has_edge(source, target):
             graph.add_edge(source, target, kind=RELATION, sources={})
         edge = graph.edges[source, target]
         edge["sources"][chunk.id] = record
-        edge.update(_merged_relation_view(edge["sources"]))
+        edge.update(merged_relation_view(edge["sources"]))
         graph.nodes[chunk.id]["relations"].append([source, target])
-    subjects = dict.fromkeys(normalize_entity_name(name) for name in extraction.subject_entities)
+    subjects = dict.fromkeys(ids.get(n, n) for n in map(normalize_entity_name, extraction.subject_entities))
     graph.nodes[chunk.id]["subjects"] = sorted(s for s in subjects if s and graph.has_edge(s, chunk.id))
 
 
@@ -123,7 +134,7 @@ def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], 
             edge["sources"].pop(chunk_id, None)
             touched_edges.add((source, target))
             if edge["sources"]:
-                edge.update(_merged_relation_view(edge["sources"]))
+                edge.update(merged_relation_view(edge["sources"]))
             else:
                 graph.remove_edge(source, target)
         for entity_id in [n for n in graph.neighbors(chunk_id) if graph.nodes[n].get("kind") == ENTITY]:
@@ -131,7 +142,7 @@ def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], 
             node["sources"].pop(chunk_id, None)
             touched_entities.add(entity_id)
             if node["sources"]:
-                node.update(_merged_entity_view(node["sources"]))
+                node.update(merged_entity_view(node["sources"]))
         graph.remove_node(chunk_id)
     for entity_id in touched_entities:
         if graph.has_node(entity_id) and not graph.nodes[entity_id]["sources"]:

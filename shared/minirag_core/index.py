@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from tqdm.auto import tqdm
 
 from . import graph as graph_ops
+from .aliases import consolidate as consolidate_aliases
 from .answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from .cached_extraction import extract_cached
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
@@ -287,10 +288,15 @@ class MiniRAGIndex:
             for document, digest, doc_chunks, complete in batch:
                 self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
                                          document.metadata)
-            self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
-            self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
-                                         {"documents": [d.id for d, _, _, _ in batch]},
-                                         added_chunks=[c.id for c in chunks]))
+            moved = consolidate_aliases(g, touched_entities)
+            touched_entities |= moved.entities
+            touched_edges |= moved.edges
+            self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks)
+            # an alias move rewrites older chunks' records too: then log whole items, not a delta
+            added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]
+            self.graph_store.save(Change([c.id for c in chunks] + sorted(moved.chunks) + sorted(touched_entities),
+                                         touched_edges | moved.mentions, {"documents": [d.id for d, _, _, _ in batch]},
+                                         added_chunks=added))
             self._after_write()
         progress.update(sum(len(c.text) for c in chunks))
         report.chunks += len(chunks)
@@ -304,11 +310,13 @@ class MiniRAGIndex:
             removed = [d for d in ids if d in registry]
             chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
             entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
+            moved = consolidate_aliases(self.graph_store.graph, entities)
             for d in removed:
                 registry.remove(d)
             self.vectors.delete(CHUNKS, chunk_ids)
-            self._sync_vectors(entities, edges, set())
-            self.graph_store.save(Change(chunk_ids + sorted(entities), edges, {"documents": removed}))
+            self._sync_vectors(entities | moved.entities, edges | moved.edges, moved.chunks)
+            self.graph_store.save(Change(chunk_ids + sorted(moved.chunks) + sorted(entities | moved.entities),
+                                         edges | moved.edges | moved.mentions, {"documents": removed}))
             self._after_write()
         return removed
 

@@ -11,7 +11,9 @@ from ..types import Chunk, ExtractionResult, QueryMapping
 class Extractor(Protocol):
     """Extracts MiniRAG's entities and relationships from chunks.
 
-    ``name`` keys the extraction cache: results from another extractor are never reused.
+    ``name`` labels it; the extraction cache is keyed by its ``identity`` when it has one (a
+    digest of its rules, models and prompts), else by ``name``: results of another or a
+    changed extractor are never reused.
     """
 
     name: str

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..entity_typing import EVENT, LOCATION, ORGANIZATION, rule_type
 from ..names import clean_display_name, normalize_entity_name
+from ..temporal import canonical_date, canonical_timestamp
 from ..types import Chunk
 from .formats import Message, split_sentences
 from .nlp import LABEL_TYPES, sentence_links
@@ -105,7 +106,7 @@ def _clean_ner(text: str) -> str:
     return re.sub(r"(?:'s|’s)$", "", name)
 
 
-def _ner_spans(sent: Any) -> list[Span]:
+def _ner_spans(sent: Any, day_first: bool | None = None) -> list[Span]:
     """Typed spans from spaCy's entities; an adjective of nationality that starts a longer
     proper name ("Polish-Russian War") is left to the capitalised-run rule."""
     out = []
@@ -119,6 +120,8 @@ def _ner_spans(sent: Any) -> list[Span]:
         name = _clean_ner(ent.text)
         if len(name) < 2 or name.isdigit() and ent.label_ not in ("DATE", "TIME"):
             continue
+        if ent.label_ == "DATE":
+            name = canonical_date(name, day_first=day_first) or name  # one name for a day, any spelling
         suffix_type = rule_type(name) if " " in name else None  # "... Studios", "... Street"
         if suffix_type in (ORGANIZATION, LOCATION, EVENT):
             label_type = suffix_type
@@ -127,13 +130,13 @@ def _ner_spans(sent: Any) -> list[Span]:
     return out
 
 
-def find_spans(s: Sentence, camel_ok: set[str]) -> list[Span]:
+def find_spans(s: Sentence, camel_ok: set[str], day_first: bool | None = None) -> list[Span]:
     """All spans of one sentence; later finders see the text with earlier spans masked."""
     quoted = find_quoted(s.text)
-    ner = [sp for sp in (_ner_spans(s.parsed) if s.parsed is not None else [])
+    ner = [sp for sp in (_ner_spans(s.parsed, day_first) if s.parsed is not None else [])
            if not any(q0 < sp.end and sp.start < q1 for q0, q1, _ in quoted)]
     text = masked(s.text, quoted + [(sp.start, sp.end, sp.name) for sp in ner])
-    dates = find_dates(text)
+    dates = find_dates(text, day_first=day_first)
     text = masked(text, dates)
     caps = find_capitalised(text, camel_ok=camel_ok)
     spans = [Span(n, a, b, "quoted") for a, b, n in quoted] + ner + [Span(n, a, b, "date") for a, b, n in dates]
@@ -155,7 +158,8 @@ def _aliases(full_names: set[str], *, surnames: bool) -> dict[str, str]:
     return {part: next(iter(fulls)) for part, fulls in by_part.items() if len(fulls) == 1}
 
 
-def read_sentences(sentences: list[Sentence], speakers: list[str], *, prose: bool) -> ChunkEntities:
+def read_sentences(sentences: list[Sentence], speakers: list[str], *, prose: bool,
+                   day_first: bool | None = None) -> ChunkEntities:
     """Entities, descriptions and relations of a chunk's sentences."""
     ce = ChunkEntities()
     camel_ok = {s.replace(" ", "") for s in speakers}
@@ -163,7 +167,7 @@ def read_sentences(sentences: list[Sentence], speakers: list[str], *, prose: boo
     np_counts: Counter = Counter()
     full_names = set(speakers)
     for s in sentences:
-        s.spans = find_spans(s, camel_ok)
+        s.spans = find_spans(s, camel_ok, day_first)
         for sp in s.spans:
             if sp.kind == "np":
                 np_counts[sp.name] += 1
@@ -246,7 +250,7 @@ def add_chat_structure(ce: ChunkEntities, messages: list[Message], session_time:
         if msg.speaker:
             prev = msg
     if session_time and session_entities and speakers:
-        k = ce.add(session_time, "date", None, None)
+        k = ce.add(canonical_timestamp(session_time) or session_time, "date", None, None)
         if k:
             people = list(dict.fromkeys(speakers))
             first = messages[0].text if messages else ""

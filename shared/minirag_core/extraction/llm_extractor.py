@@ -14,6 +14,8 @@ from ..llm.cache import CachedLLM, LLMCallCache
 from ..names import normalize_entity_name
 from ..prompts import DEFAULT_ENTITY_TYPES, GLEAN_CONTINUE, GLEAN_IF_LOOP, build_extraction_prompt
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from . import record_parser
+from .identity import digest, module_digest
 from .record_parser import parse_extraction
 
 logger = logging.getLogger("minirag_core")
@@ -76,6 +78,13 @@ class LLMExtractor:
         self.entity_types = list(entity_types)
         self.max_gleaning = max(0, int(max_gleaning))
         self.max_concurrency = max(1, int(max_concurrency))
+
+    @property
+    def identity(self) -> str:
+        """The extraction cache's key: the model, the prompts (with the entity types), the
+        gleaning rounds and the reply parser's code and constants."""
+        prompts = [build_extraction_prompt("{input_text}", self.entity_types), GLEAN_CONTINUE, GLEAN_IF_LOOP]
+        return f"{self.name}:{digest([self.llm.name, prompts, module_digest(record_parser)])}"
 
     def __repr__(self) -> str:
         return f"LLMExtractor(name={self.name!r})"

@@ -54,6 +54,18 @@ def model_version() -> str:
     return f"{meta.get('name', '?')}-{meta.get('version', '?')}"
 
 
+def model_identity() -> str:
+    """The installed model package and spaCy versions, read without loading the model."""
+    from importlib import metadata
+
+    for package in MODEL_PACKAGES:
+        try:
+            return f"{package}-{metadata.version(package)}/spacy-{metadata.version('spacy')}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "no-model"
+
+
 def parse(texts: Sequence[str], *, parser: bool = True) -> list[Any]:
     """spaCy docs for ``texts`` (batched); ``parser=False`` runs named entities only."""
     nlp = load_model()
@@ -142,4 +154,4 @@ def sentence_links(sent: Any, key_of: Callable[[Any], str | None]) -> list[Link]
     return list(dict.fromkeys(links))
 
 
-__all__ = ["LABEL_TYPES", "Link", "load_model", "model_version", "parse", "sentence_links"]
+__all__ = ["LABEL_TYPES", "Link", "load_model", "model_identity", "model_version", "parse", "sentence_links"]

@@ -15,9 +15,11 @@ heading) is recorded for bridge retrieval.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
 from typing import Iterable, Sequence
 
+from .. import entity_typing, names, temporal
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
 from ..names import normalize_entity_name
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
@@ -25,37 +27,55 @@ from .chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
 )
 from .formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
-from .nlp import parse
+from . import chunk_reader, formats, nlp, spans, subjects, wordlists
+from .identity import digest, module_digest
+from .nlp import model_identity, parse
 from .query_entities import extract_query_entities
 from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
 from .subjects import short_form
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
+#: the modules whose code and constants decide what the extractor returns
+_RULE_MODULES = (chunk_reader, formats, nlp, spans, subjects, wordlists, entity_typing, names, temporal)
 
 
 class OfflineExtractor:
     """Named entities, dependency relations and rules, plus zero-shot typing (no LLM).
 
     ``ner=False`` reads every format with rules only (no spaCy); ``chat_ner=True`` also runs
-    the recogniser (without the parser) over chat messages.
+    the recogniser (without the parser) over chat messages. ``day_first`` reads an ambiguous
+    numeric date (03/04/2026) day first (default: :data:`~minirag_core.temporal.DAY_FIRST`).
     """
 
-    name = "offline:v5"  # bump when the rules change: cached extractions are keyed by it
+    name = "offline"
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None, use_context: bool = False,
-                 session_entities: bool = True, ner: bool = True, chat_ner: bool = False) -> None:
+                 session_entities: bool = True, ner: bool = True, chat_ner: bool = False,
+                 day_first: bool | None = None) -> None:
         self._embedder = embedder
         self._typer = typer
         self.use_context = use_context
         self.session_entities = session_entities
         self.ner = ner
         self.chat_ner = chat_ner
+        self.day_first = temporal.DAY_FIRST if day_first is None else day_first
 
     @property
     def typer(self) -> EntityTyper:
         if self._typer is None:
             self._typer = new_typer(self._embedder)
         return self._typer
+
+    @property
+    def identity(self) -> str:
+        """The extraction cache's key: a digest of the rules, word lists and typing prototypes
+        (code and data as loaded now), the spaCy model, the embedding model and the settings."""
+        rules = [module_digest(m) for m in (*_RULE_MODULES, sys.modules[__name__])]
+        typer = self.typer
+        typing = [typer.type_pool, typer.context_weight, sorted(typer.known_persons), typer.rule_only_types]
+        settings = [self.use_context, self.session_entities, self.ner, self.chat_ner, self.day_first]
+        model = model_identity() if self.ner or self.chat_ner else None
+        return f"{self.name}:{digest([rules, model, typer.embedder.name, typing, settings])}"
 
     # -- per chunk, no typing --
     def _read_chunks(self, chunks: Sequence[Chunk]) -> list[ChunkEntities]:
@@ -84,12 +104,12 @@ class OfflineExtractor:
             if fmt == CHAT or not self.ner:
                 messages, when = info
                 speakers = [m.speaker for m in messages if m.speaker]
-                ce = read_sentences(sents, speakers, prose=False)
+                ce = read_sentences(sents, speakers, prose=False, day_first=self.day_first)
                 add_chat_structure(ce, messages, when, speakers, session_entities=self.session_entities)
             else:
                 start, n = info
                 sents = [Sentence(sent.text, None, sent) for doc in docs[start:start + n] for sent in doc.sents]
-                ce = read_sentences(sents, [], prose=True)
+                ce = read_sentences(sents, [], prose=True, day_first=self.day_first)
             add_subject(chunk, ce)
             out.append(ce)
         return out

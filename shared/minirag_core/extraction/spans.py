@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..names import clean_display_name
+from ..temporal import canonical_timestamp, find_day_dates
 from .formats import split_camel_name
 from .wordlists import ADJ_STRIP, CONNECTORS, GENERIC_SINGLE, NP_TRIGGERS, STOP_CAPS, STOPWORDS
 
@@ -25,11 +26,9 @@ _DATE_PATTERNS = re.compile(
         rf"\b(?:in|of|early|late|mid|since|until|during|by)\s+{_MONTH}\b",
         rf"\b\d{{1,2}}(?::\d{{2}})?\s?{_AMPM}(?:\s*(?:-|–|to)\s*\d{{1,2}}(?::\d{{2}})?\s?{_AMPM})?",
         r"\b\d{1,2}:\d{2}\b",
-        r"\b(?:19|20)\d{6}_\d{1,2}:\d{2}\b",  # a bare 8-digit number only as a timestamp
-        r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b",
-        r"\b(?:on|since|before|after|until|from)\s+(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b",
     ]),
 )
+_TIMESTAMP = re.compile(r"\b(?:19|20)\d{6}_\d{1,2}:\d{2}\b")  # a bare 8-digit number only as a timestamp
 _DATE_LEAD = re.compile(r"^(?:in|of|early|late|mid|since|until|during|by|on|before|after|from)\s+", re.I)
 _TIME_NORM = re.compile(r"(\d{1,2}(?::\d{2})?)\s?([AaPp])\.?[Mm]\.?")
 
@@ -52,15 +51,21 @@ def _normalise_date(text: str) -> str:
     return text
 
 
-def find_dates(sentence: str) -> list[tuple[int, int, str]]:
-    """(start, end, display name) of date/time expressions."""
-    out = []
-    for m in _DATE_PATTERNS.finditer(sentence):
+def find_dates(sentence: str, *, day_first: bool | None = None) -> list[tuple[int, int, str]]:
+    """(start, end, display name) of date/time expressions; a day is named canonically
+    (``2026-01-06``, or ``January 6`` without a year) whatever its spelling, a timestamp as
+    ``2026-01-06 13:00``."""
+    out = [(m.start(), m.end(), canonical_timestamp(m.group(0)) or m.group(0)) for m in _TIMESTAMP.finditer(sentence)]
+    for start, end, date in find_day_dates(masked(sentence, out), day_first=day_first):
+        name = date.canonical() if date.last_day is None else _normalise_date(sentence[start:end])
+        out.append((start, end, name))
+    rest = masked(sentence, out)
+    for m in _DATE_PATTERNS.finditer(rest):
         raw = m.group(0)
         if re.fullmatch(r"(?:in|of|early|late|mid|since|until|during|by)\s+May", raw, re.I):
             continue  # "May" alone is too often the verb
         out.append((m.start(), m.end(), _normalise_date(raw)))
-    return out
+    return sorted(out)
 
 
 def find_quoted(sentence: str) -> list[tuple[int, int, str]]:

@@ -1,0 +1,154 @@
+"""Alias consolidation across chunks and documents: one node for a person named in full
+("Ada Lovelace") and by the short forms that abbreviate it elsewhere ("Lovelace", "A. Lovelace").
+
+Conservative: a short form (a lone name, or initials and a name) of a PERSON record joins the
+full name only when exactly one PERSON node of the graph has that surname and those initials;
+with two ("John Smith", "Jane Smith") "Smith" stays its own node. Nothing is rewritten: a
+chunk's record of the short form keeps its original id (``raw``) and is only *homed* at the
+full name's node, together with its mention edge and the chunk's relations through it. After
+every insert or delete the homes of the short forms the change can affect are recomputed, so
+the graph stays a function of the chunks it holds (deleting the document that named someone in
+full sends the short forms back to their own nodes, as if it had never been inserted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import networkx as nx
+
+from .graph import CHUNK, ENTITY, MENTION, RELATION, merged_entity_view, merged_relation_view
+
+PERSON = "PERSON"
+_INITIAL = re.compile(r"^[^\W\d_]\.?$")
+_WORD = re.compile(r"^[^\W\d_][^\W\d_'’\-]+$")
+
+
+@dataclass
+class AliasMoves:
+    """What a consolidation changed: entity ids, relation edges, mention edges, chunk ids."""
+
+    entities: set[str] = field(default_factory=set)
+    edges: set[tuple[str, str]] = field(default_factory=set)
+    mentions: set[tuple[str, str]] = field(default_factory=set)
+    chunks: set[str] = field(default_factory=set)
+
+
+def short_form(node_id: str) -> tuple[tuple[str, ...], str] | None:
+    """``(initials, surname)`` of a lone name (``MESSI``) or initials and a name (``L. MESSI``)."""
+    parts = node_id.split()
+    if not parts or not _WORD.match(parts[-1]) or not all(_INITIAL.match(p) for p in parts[:-1]):
+        return None
+    return tuple(p[0] for p in parts[:-1]), parts[-1]
+
+
+def full_form(node_id: str) -> str | None:
+    """The surname of a full name (two or more words, not just initials and a name)."""
+    parts = node_id.split()
+    if len(parts) < 2 or short_form(node_id) is not None or not _WORD.match(parts[-1]):
+        return None
+    return parts[-1]
+
+
+def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
+    parts = full.split()
+    return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
+
+
+def _own_type(node: dict[str, Any]) -> str | None:
+    """The majority type of the records the node holds under its own id (aliases excluded)."""
+    types = Counter(r["type"] for r in node["sources"].values() if "raw" not in r and r["type"])
+    return min(types, key=lambda t: (-types[t], t)) if types else None
+
+
+def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
+    """Re-home the short-form records whose surname is that of a ``touched`` entity id."""
+    surnames = {t.split()[-1] for t in touched if t.strip()}
+    moves = AliasMoves()
+    if not surnames:
+        return moves
+    holders: list[str] = []
+    fulls: dict[str, list[str]] = {}
+    for node_id, attrs in graph.nodes(data=True):
+        if attrs.get("kind") != ENTITY or node_id.split()[-1] not in surnames:
+            continue
+        holders.append(node_id)
+        surname = full_form(node_id)
+        if surname and _own_type(attrs) == PERSON:
+            fulls.setdefault(surname, []).append(node_id)
+    units: list[tuple[str, str, str, str]] = []  # (chunk, raw id, home now, home wanted)
+    for home in holders:
+        for chunk_id, record in graph.nodes[home]["sources"].items():
+            raw = record.get("raw", home)
+            form = short_form(raw)
+            if form is None or record["type"] != PERSON:
+                continue
+            initials, surname = form
+            found = [f for f in fulls.get(surname, ()) if _abbreviates(initials, f)]
+            units.append((chunk_id, raw, home, found[0] if len(found) == 1 else raw))
+    claims = Counter((c, want) for c, raw, _, want in units if want != raw)
+    for c, raw, home, want in units:
+        if want != raw:
+            own = graph.nodes[want]["sources"].get(c)
+            if claims[c, want] > 1 or (own is not None and own.get("raw", want) == want):
+                want = raw  # the chunk names two people this way, or the full name itself: keep apart
+        if want != home:
+            _move(graph, c, raw, home, want, moves)
+    return moves
+
+
+def _move(graph: nx.Graph, chunk_id: str, raw: str, src: str, dst: str, moves: AliasMoves) -> None:
+    """Move one chunk's record of ``raw`` (with its mention and relations) from ``src`` to ``dst``."""
+    record = graph.nodes[src]["sources"].pop(chunk_id)
+    if dst == raw:
+        record.pop("raw", None)
+    else:
+        record["raw"] = raw
+    if not graph.has_node(dst):
+        graph.add_node(dst, kind=ENTITY, sources={})
+    graph.nodes[dst]["sources"][chunk_id] = record
+    description = graph.edges[src, chunk_id].get("description", "")
+    graph.remove_edge(src, chunk_id)
+    graph.add_edge(dst, chunk_id, kind=MENTION, description=description)
+    moves.mentions |= {(min(src, chunk_id), max(src, chunk_id)), (min(dst, chunk_id), max(dst, chunk_id))}
+    chunk = graph.nodes[chunk_id]
+    relations = []
+    for s, t in chunk["relations"]:
+        if src not in (s, t):
+            relations.append([s, t])
+            continue
+        other = t if s == src else s
+        edge = graph.edges[s, t]
+        relation = edge["sources"].pop(chunk_id)
+        if edge["sources"]:
+            edge.update(merged_relation_view(edge["sources"]))
+        else:
+            graph.remove_edge(s, t)
+        key = (min(dst, other), max(dst, other))
+        if not graph.has_edge(*key):
+            graph.add_edge(*key, kind=RELATION, sources={})
+        graph.edges[key]["sources"][chunk_id] = relation
+        graph.edges[key].update(merged_relation_view(graph.edges[key]["sources"]))
+        relations.append(list(key))
+        moves.edges |= {(s, t), key}
+        moves.entities.add(other)
+    chunk["relations"] = relations
+    chunk["subjects"] = sorted(dst if s == src else s for s in chunk.get("subjects", []))
+    for node_id in (src, dst):
+        node = graph.nodes[node_id]
+        if node["sources"]:
+            node.update(merged_entity_view(node["sources"]))
+        else:
+            graph.remove_node(node_id)
+    moves.entities |= {src, dst}
+    moves.chunks.add(chunk_id)
+
+
+def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
+    """The short-form ids whose records are homed at ``node_id``."""
+    if not graph.has_node(node_id) or graph.nodes[node_id].get("kind") == CHUNK:
+        return []
+    return sorted({r["raw"] for r in graph.nodes[node_id]["sources"].values() if "raw" in r})
