@@ -63,7 +63,7 @@ def add_sources(attrs: dict[str, Any], sources: dict[str, dict[str, Any]]) -> No
     """Add per-chunk records to an entity's or relation's ``sources`` and derive its merged
     attributes again (what ``add_chunk`` does, for a log replaying only the new records)."""
     attrs.setdefault("sources", {}).update(sources)
-    merge = _merged_entity_view if attrs.get("kind") == ENTITY else _merged_relation_view
+    merge = merged_entity_view if attrs.get("kind") == ENTITY else merged_relation_view
     attrs.update(merge(attrs["sources"]))
 
 
