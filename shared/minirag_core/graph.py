@@ -47,6 +47,18 @@ def _merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def extraction_ids(extraction: ExtractionResult) -> tuple[set[str], set[tuple[str, str]]]:
+    """The entity ids and relation edges ``add_chunk`` reads and changes for ``extraction``."""
+    entities = {n for n in (normalize_entity_name(e.name) for e in extraction.entities) if n}
+    edges: set[tuple[str, str]] = set()
+    for relation in extraction.relations:
+        source, target = normalize_entity_name(relation.source), normalize_entity_name(relation.target)
+        if source and target and source != target:
+            entities.update((source, target))
+            edges.add((min(source, target), max(source, target)))
+    return entities, edges
+
+
 def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
     """Add a chunk node, its entities, their mentions and the chunk's relations."""
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,

@@ -34,9 +34,8 @@ from .registry import DocumentRecord, DocumentRegistry
 from .retrieval.core_sources import CoreSources
 from .retrieval.pipeline import check_mode, retrieve
 from .settings import RetrievalSettings
-from .storage.base import VectorStore, atomic_write_json, read_json
-from .storage.graph_log import Change
-from .storage.networkx_store import NetworkXGraphStore
+from .storage.base import Change, GraphStore, VectorStore, atomic_write_json, read_json
+from .storage.graph_stores import open_graph_store
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from .workdir_lock import WorkdirLock
 from .vectors import CHUNKS, VectorIndex
@@ -65,7 +64,8 @@ class MiniRAGIndex:
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
                  query_mapper: QueryMapper | None = None, vector_store: VectorStore | None = None,
-                 chroma_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                 chroma_url: str | None = None, graph_store: GraphStore | None = None,
+                 falkordb_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None) -> None:
@@ -96,7 +96,7 @@ class MiniRAGIndex:
                 vector_store = ChromaVectorStore(None, url=chroma_url, prefix=self._server_prefix())
             else:
                 vector_store = ChromaVectorStore(self._path("chroma"))
-        self.graph_store = NetworkXGraphStore(self._path("graph.json"))
+        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url)
         self.vectors = VectorIndex(vector_store, embedder)
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
         self._rw = ReadWriteLock()
@@ -197,7 +197,7 @@ class MiniRAGIndex:
     @property
     def _documents(self) -> dict[str, dict[str, Any]]:
         """The registry in its stored form (a dict in the graph's attributes)."""
-        return self.graph_store.graph.graph.setdefault("documents", {})
+        return self.graph_store.documents()
 
     @property
     def registry(self) -> DocumentRegistry:
@@ -275,8 +275,14 @@ class MiniRAGIndex:
             if extraction is None:
                 report.failed_chunks[chunk.id] = chunk.doc_id
         extractions = [e if e is not None else ExtractionResult() for e in found]
+        entity_ids: set[str] = set()
+        edge_ids: set[tuple[str, str]] = set()
+        for extraction in extractions:
+            found_entities, found_edges = graph_ops.extraction_ids(extraction)
+            entity_ids |= found_entities
+            edge_ids |= found_edges
         with self._rw.write():
-            g = self.graph_store.graph
+            g = self.graph_store.working_graph([c.id for c in chunks], entity_ids, edge_ids)
             touched_entities: set[str] = set()
             touched_edges: set[tuple[str, str]] = set()
             for chunk, extraction in zip(chunks, extractions):
@@ -287,7 +293,8 @@ class MiniRAGIndex:
             for document, digest, doc_chunks, complete in batch:
                 self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
                                          document.metadata)
-            self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks})
+            sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks},
+                         index_relations=self.index_relations)
             self.graph_store.save(Change([c.id for c in chunks] + sorted(touched_entities), touched_edges,
                                          {"documents": [d.id for d, _, _, _ in batch]}))
             self._after_write()
@@ -302,11 +309,12 @@ class MiniRAGIndex:
             registry = self.registry
             removed = [d for d in ids if d in registry]
             chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
-            entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
+            g = self.graph_store.working_graph(chunk_ids)
+            entities, edges = graph_ops.remove_chunks(g, chunk_ids)
             for d in removed:
                 registry.remove(d)
             self.vectors.delete(CHUNKS, chunk_ids)
-            self._sync_vectors(entities, edges, set())
+            sync_vectors(g, self.vectors, entities, edges, set(), index_relations=self.index_relations)
             self.graph_store.save(Change(chunk_ids + sorted(entities), edges, {"documents": removed}))
             self._after_write()
         return removed
@@ -315,11 +323,6 @@ class MiniRAGIndex:
         self.graph_store.changed()
         self._type_pool = None
         self.sources.invalidate()
-
-    def _sync_vectors(self, entities: set[str], edges: set[tuple[str, str]], chunk_ids: set[str]) -> None:
-        """Bring the vectors of the given graph items in line with the graph."""
-        sync_vectors(self.graph_store.graph, self.vectors, entities, edges, chunk_ids,
-                     index_relations=self.index_relations)
 
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""

@@ -12,26 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import networkx as nx
 
-from .base import atomic_write_json, read_json
+from .base import Change, atomic_write_json, read_json
+
+__all__ = ["Change", "GraphFiles"]
 
 #: the log is folded into a new snapshot once it is this many times the snapshot's size
 COMPACT_RATIO = 1.0
 MIN_COMPACT_BYTES = 1 << 20
-
-
-@dataclass
-class Change:
-    """What one write touched: node ids, edges, and entries of dict-valued graph attributes."""
-
-    nodes: Iterable[str] = ()
-    edges: Iterable[tuple[str, str]] = ()
-    entries: Mapping[str, Iterable[str]] | None = None
 
 
 def _record(graph: nx.Graph, seq: int, change: Change) -> dict[str, Any]:
