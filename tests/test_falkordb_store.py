@@ -90,12 +90,12 @@ def server(tmp_path_factory):
 
 
 def _corpus() -> tuple[list[Document], list[str]]:
-    """30 passages: the evidence of 6 questions plus the first others of the corpus."""
+    """20 passages: the evidence of 6 questions plus the first others of the corpus."""
     corpus = {d["id"]: d["text"] for d in json.loads((DATA / "corpus.json").read_text(encoding="utf-8"))}
     questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
     chosen = [q for q in questions if all(t in corpus for t in q["evidence"].split("<and>"))][:6]
     titles = list(dict.fromkeys(t for q in chosen for t in q["evidence"].split("<and>")))
-    titles += [t for t in corpus if t not in titles][: 30 - len(titles)]
+    titles += [t for t in corpus if t not in titles][: 20 - len(titles)]
     return [Document(id=t, text=corpus[t]) for t in titles], [q["question"] for q in chosen]
 
 
@@ -148,7 +148,7 @@ def test_graph_lives_on_the_server_and_matches_the_embedded_store(built) -> None
     assert isinstance(remote.graph_store, FalkorDBGraphStore) and isinstance(remote.graph_store, GraphStore)
     assert not (remote.workdir / "graph.json").exists()
     assert json.loads((remote.workdir / "graph_server.json").read_text())["graph"].startswith("minirag-")
-    assert remote.graph_store.stats()["chunks"] == 30 and remote.graph_store.stats()["relations"] > 0
+    assert remote.graph_store.stats()["chunks"] == 20 and remote.graph_store.stats()["relations"] > 0
     assert _state(remote) == _state(local)
 
 

@@ -6,7 +6,9 @@ Workdir layout: ``manifest.json`` (schema version and build settings), ``graph.j
 atomically; ``graph.log.jsonl`` logs each later write's changes), ``extractions.jsonl`` and
 ``llm_calls.jsonl`` (append-only caches) and
 ``chroma/`` (vectors; with a Chroma server, ``chroma_server.json`` names this workdir's
-collections there instead). Chroma is reconciled with the graph on open.
+collections there instead). With ``falkordb_url`` the graph and registry live on a FalkorDB
+server instead of ``graph.json`` (``graph_server.json`` names the graph there). Chroma is
+reconciled with the graph on open.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ class MiniRAGIndex:
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
     and the bundled all-MiniLM-L6-v2, so it needs no server. Give an ``llm`` (any
     ``LLMBackend``, e.g. ``OllamaBackend``) for model-based extraction, query mapping and
-    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two.
+    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph
+    is the embedded networkx store unless ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``)
+    or a ``graph_store`` is given.
     """
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
