@@ -136,6 +136,21 @@ class FalkorDBGraphStore:
                     raise
             self._documents, self._seq, self._work = {}, None, nx.Graph()
 
+    def copy_from(self, graph: nx.Graph, documents: dict[str, dict[str, Any]], batch: int = 5000) -> None:
+        """Write a whole networkx graph and registry (an embedded workdir's) into this graph."""
+        with self.lock:
+            self._documents = {k: dict(v) for k, v in documents.items()}
+            nodes, edges = list(graph.nodes(data=True)), list(graph.edges)
+            for start in range(0, len(nodes), batch):
+                self._work = nx.Graph()
+                self._work.add_nodes_from(nodes[start:start + batch])
+                self.save(Change(list(self._work.nodes)))
+            for start in range(0, len(edges), batch):
+                self._work = graph
+                self.save(Change([], edges[start:start + batch]))
+            self._work = nx.Graph()
+            self.save(Change(entries={"documents": list(self._documents)}))
+
     # -- writes -----------------------------------------------------------------------------
     def working_graph(self, chunk_ids: Iterable[str] = (), entity_ids: Iterable[str] = (),
                       edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
@@ -241,10 +256,12 @@ class FalkorDBGraphStore:
         depth = {s: 0 for s in wanted if s in found}
         frontier, level = list(depth), 0
         while frontier and level < hops and len(depth) < max_nodes:
+            # a node skips at most max_nodes neighbours already reached, so its cap + max_nodes
+            # strongest are enough (filtering reached ones on the server is slower)
             rows = self._q("UNWIND $frontier AS f MATCH (a:Entity {id: f})-[r:RELATION]-(b:Entity) "
-                           "WHERE NOT b.id IN $seen WITH f, b, r ORDER BY r.weight DESC, b.id "
+                           "WITH f, b, r ORDER BY r.weight DESC, b.id "
                            "WITH f, collect([b.id, r.weight, b.name, b.type])[..$limit] AS near RETURN f, near",
-                           frontier=frontier, seen=list(depth), limit=cap + max_nodes)
+                           frontier=frontier, limit=cap + max_nodes)
             nearest = {f: sorted(near, key=lambda x: (-x[1], x[0])) for f, near in rows}
             level, next_frontier = level + 1, []
             for node in frontier:
