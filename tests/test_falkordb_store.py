@@ -187,6 +187,17 @@ def test_reopening_finds_the_graph_on_the_server(built, embedder, server, corpus
         MiniRAGIndex(remote.workdir, embedder=embedder)  # would silently start an empty local graph
 
 
+def test_cli_reads_the_graph_on_the_server(built, server, capsys) -> None:
+    from minirag_core.cli import main
+
+    _, remote = built
+    assert main(["info", "--workdir", str(remote.workdir), "--falkordb-url", server.url]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["documents"] == 20 and info["chunks"] == remote.graph_store.stats()["chunks"]
+    assert main(["info", "--workdir", str(remote.workdir)]) == 2
+    assert "falkordb_url" in capsys.readouterr().err
+
+
 def test_delete_removes_exactly_what_a_document_contributed(tmp_path, embedder, server, corpus) -> None:
     docs, _ = corpus
     docs = docs[:8]
