@@ -152,3 +152,12 @@ def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
     if not graph.has_node(node_id) or graph.nodes[node_id].get("kind") == CHUNK:
         return []
     return sorted({r["raw"] for r in graph.nodes[node_id]["sources"].values() if "raw" in r})
+
+
+def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str]) -> AliasMoves:
+    """:func:`consolidate` where ``store`` holds the whole graph in ``graph`` (the embedded
+    store); a server store's working graph holds only what a write touches, not every PERSON
+    node of a surname, so there aliases stay apart."""
+    if not getattr(store, "holds_whole_graph", False):
+        return AliasMoves()
+    return consolidate(graph, entity_ids)

@@ -37,6 +37,7 @@ def _workdir(args: argparse.Namespace) -> Path:
 
 def _open_index(args: argparse.Namespace, *, llm=None):
     from .index import IndexSettingsMismatch, MiniRAGIndex
+    from .storage.graph_stores import GraphStoreMismatch
     from .workdir_lock import WorkdirBusy
 
     workdir = _workdir(args)
@@ -44,9 +45,9 @@ def _open_index(args: argparse.Namespace, *, llm=None):
         raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
     try:
         return MiniRAGIndex(workdir, llm=llm, chroma_url=getattr(args, "chroma_url", None),
-                            show_progress=not getattr(args, "quiet", False),
+                            falkordb_url=getattr(args, "falkordb_url", None), show_progress=not getattr(args, "quiet", False),
                             lock_timeout=getattr(args, "lock_timeout", None))
-    except (IndexSettingsMismatch, WorkdirBusy) as exc:
+    except (IndexSettingsMismatch, WorkdirBusy, GraphStoreMismatch) as exc:
         raise CLIError(str(exc)) from exc
 
 
@@ -174,17 +175,20 @@ def cmd_info(args: argparse.Namespace) -> int:
     """Read the manifest and the graph only: no embedding model, no vector store."""
     from .index import SCHEMA_VERSION
     from .storage.base import read_json
-    from .storage.networkx_store import NetworkXGraphStore
+    from .storage.graph_stores import GraphStoreMismatch, open_graph_store
 
     workdir = _workdir(args)
     manifest = read_json(workdir / "manifest.json", None)
     if manifest is None:
         raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
-    graph = NetworkXGraphStore(workdir / "graph.json")
+    try:
+        graph = open_graph_store(workdir, getattr(args, "falkordb_url", None))
+    except GraphStoreMismatch as exc:
+        raise CLIError(str(exc)) from exc
     from .settings import RetrievalSettings
 
     info = {"workdir": str(workdir.resolve()), "schema_version": SCHEMA_VERSION, **manifest,
-            "documents": len(graph.graph.graph.get("documents", {})), **graph.stats(),
+            "documents": len(graph.documents()), **graph.stats(),
             "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
             "retrieval_settings": RetrievalSettings().to_dict()}
     print(json.dumps(info, indent=2))
@@ -223,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--workdir", default=DEFAULT_WORKDIR, help=f"index folder (default {DEFAULT_WORKDIR})")
         p.add_argument("--chroma-url", help="use a Chroma server (e.g. http://127.0.0.1:8000) instead of embedded")
+        p.add_argument("--falkordb-url", help="keep the graph on a FalkorDB server (falkordb://HOST:PORT[/GRAPH]) "
+                                              "instead of graph.json")
         p.add_argument("--lock-timeout", type=float, default=None,
                        help="seconds to wait while another process writes to the workdir (default: wait)")
 

@@ -67,6 +67,20 @@ def add_sources(attrs: dict[str, Any], sources: dict[str, dict[str, Any]]) -> No
     attrs.update(merge(attrs["sources"]))
 
 
+def extraction_ids(extraction: ExtractionResult) -> tuple[set[str], set[tuple[str, str]]]:
+    """The entity ids and relation edges ``add_chunk`` reads and changes for ``extraction``."""
+    ids = {normalize_entity_name(e.name): normalize_entity_name(entity_name(e.name, e.type))
+           for e in extraction.entities}
+    entities = {n for n in ids.values() if n}
+    edges: set[tuple[str, str]] = set()
+    for relation in extraction.relations:
+        source, target = (ids.get(n, n) for n in map(normalize_entity_name, (relation.source, relation.target)))
+        if source and target and source != target:
+            entities.update((source, target))
+            edges.add((min(source, target), max(source, target)))
+    return entities, edges
+
+
 def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
     """Add a chunk node, its entities, their mentions and the chunk's relations."""
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,

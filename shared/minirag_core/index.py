@@ -1,12 +1,10 @@
-"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches,
-kept correct under incremental inserts and deletes, and queried in mini, light or naive mode.
+"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept
+correct under incremental inserts and deletes, and queried in mini, light or naive mode.
 
-Workdir layout: ``manifest.json`` (schema version and build settings), ``graph.json``
-(node-link JSON of the heterogeneous graph, including the document registry, written
-atomically; ``graph.log.jsonl`` logs each later write's changes), ``extractions.jsonl`` and
-``llm_calls.jsonl`` (append-only caches) and
-``chroma/`` (vectors; with a Chroma server, ``chroma_server.json`` names this workdir's
-collections there instead). Chroma is reconciled with the graph on open.
+Workdir: ``manifest.json`` (build settings), ``graph.json`` + ``graph.log.jsonl`` (the graph and
+document registry: snapshot + change log; or, with ``falkordb_url``, on a FalkorDB server named in
+``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/`` (vectors;
+``chroma_server.json`` with a Chroma server). Chroma is reconciled with the graph on open.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from tqdm.auto import tqdm
 
 from . import graph as graph_ops
-from .aliases import consolidate as consolidate_aliases
+from .aliases import consolidate_for_store as consolidate_aliases
 from .answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from .cached_extraction import extract_cached
 from .chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
@@ -35,9 +33,8 @@ from .registry import DocumentRecord, DocumentRegistry
 from .retrieval.core_sources import CoreSources
 from .retrieval.pipeline import check_mode, retrieve
 from .settings import RetrievalSettings
-from .storage.base import VectorStore, atomic_write_json, read_json
-from .storage.graph_log import Change
-from .storage.networkx_store import NetworkXGraphStore
+from .storage.base import Change, GraphStore, VectorStore, atomic_write_json, read_json
+from .storage.graph_stores import open_graph_store
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from .workdir_lock import WorkdirLock
 from .vectors import CHUNKS, VectorIndex
@@ -60,13 +57,16 @@ class MiniRAGIndex:
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
     and the bundled all-MiniLM-L6-v2, so it needs no server. Give an ``llm`` (any
     ``LLMBackend``, e.g. ``OllamaBackend``) for model-based extraction, query mapping and
-    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two.
+    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph
+    is the embedded networkx store unless ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``)
+    or a ``graph_store`` is given.
     """
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
                  query_mapper: QueryMapper | None = None, vector_store: VectorStore | None = None,
-                 chroma_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                 chroma_url: str | None = None, graph_store: GraphStore | None = None,
+                 falkordb_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None) -> None:
@@ -97,7 +97,7 @@ class MiniRAGIndex:
                 vector_store = ChromaVectorStore(None, url=chroma_url, prefix=self._server_prefix())
             else:
                 vector_store = ChromaVectorStore(self._path("chroma"))
-        self.graph_store = NetworkXGraphStore(self._path("graph.json"))
+        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url)
         self.vectors = VectorIndex(vector_store, embedder)
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
         self._rw = ReadWriteLock()
@@ -198,7 +198,7 @@ class MiniRAGIndex:
     @property
     def _documents(self) -> dict[str, dict[str, Any]]:
         """The registry in its stored form (a dict in the graph's attributes)."""
-        return self.graph_store.graph.graph.setdefault("documents", {})
+        return self.graph_store.documents()
 
     @property
     def registry(self) -> DocumentRegistry:
@@ -276,8 +276,14 @@ class MiniRAGIndex:
             if extraction is None:
                 report.failed_chunks[chunk.id] = chunk.doc_id
         extractions = [e if e is not None else ExtractionResult() for e in found]
+        entity_ids: set[str] = set()
+        edge_ids: set[tuple[str, str]] = set()
+        for extraction in extractions:
+            found_entities, found_edges = graph_ops.extraction_ids(extraction)
+            entity_ids |= found_entities
+            edge_ids |= found_edges
         with self._rw.write():
-            g = self.graph_store.graph
+            g = self.graph_store.working_graph([c.id for c in chunks], entity_ids, edge_ids)
             touched_entities: set[str] = set()
             touched_edges: set[tuple[str, str]] = set()
             for chunk, extraction in zip(chunks, extractions):
@@ -288,10 +294,11 @@ class MiniRAGIndex:
             for document, digest, doc_chunks, complete in batch:
                 self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
                                          document.metadata)
-            moved = consolidate_aliases(g, touched_entities)
+            moved = consolidate_aliases(self.graph_store, g, touched_entities)
             touched_entities |= moved.entities
             touched_edges |= moved.edges
-            self._sync_vectors(touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks)
+            sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,
+                         index_relations=self.index_relations)
             # an alias move rewrites older chunks' records too: then log whole items, not a delta
             added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]
             self.graph_store.save(Change([c.id for c in chunks] + sorted(moved.chunks) + sorted(touched_entities),
@@ -309,12 +316,14 @@ class MiniRAGIndex:
             registry = self.registry
             removed = [d for d in ids if d in registry]
             chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
-            entities, edges = graph_ops.remove_chunks(self.graph_store.graph, chunk_ids)
-            moved = consolidate_aliases(self.graph_store.graph, entities)
+            g = self.graph_store.working_graph(chunk_ids)
+            entities, edges = graph_ops.remove_chunks(g, chunk_ids)
+            moved = consolidate_aliases(self.graph_store, g, entities)
             for d in removed:
                 registry.remove(d)
             self.vectors.delete(CHUNKS, chunk_ids)
-            self._sync_vectors(entities | moved.entities, edges | moved.edges, moved.chunks)
+            sync_vectors(g, self.vectors, entities | moved.entities, edges | moved.edges, moved.chunks,
+                         index_relations=self.index_relations)
             self.graph_store.save(Change(chunk_ids + sorted(moved.chunks) + sorted(entities | moved.entities),
                                          edges | moved.edges | moved.mentions, {"documents": removed}))
             self._after_write()
@@ -324,11 +333,6 @@ class MiniRAGIndex:
         self.graph_store.changed()
         self._type_pool = None
         self.sources.invalidate()
-
-    def _sync_vectors(self, entities: set[str], edges: set[tuple[str, str]], chunk_ids: set[str]) -> None:
-        """Bring the vectors of the given graph items in line with the graph."""
-        sync_vectors(self.graph_store.graph, self.vectors, entities, edges, chunk_ids,
-                     index_relations=self.index_relations)
 
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from .storage.networkx_store import NetworkXGraphStore
+from .storage.base import GraphStore
 from .vectors import (CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_has_meaning,
                       relation_vector_id, relation_vector_text)
 
@@ -30,13 +30,12 @@ def relation_text(g: nx.Graph, u: str, v: str) -> str:
     return relation_vector_text(g.nodes[u]["name"], g.nodes[v]["name"], edge["keywords"], edge["description"])
 
 
-def vector_relations(graph_store: NetworkXGraphStore) -> list[tuple[str, str]]:
+def vector_relations(graph_store: GraphStore) -> list[tuple[str, str]]:
     """The relation edges that get a vector (those saying more than co-occurrence), sorted."""
-    g = graph_store.graph
-    return [(u, v) for u, v in graph_store.relation_edges() if relation_has_meaning(g.edges[u, v]["keywords"])]
+    return sorted(e for e, keywords in graph_store.relation_keywords().items() if relation_has_meaning(keywords))
 
 
-def relations_with_vectors(graph_store: NetworkXGraphStore) -> dict[str, tuple[str, str]]:
+def relations_with_vectors(graph_store: GraphStore) -> dict[str, tuple[str, str]]:
     """Relation vector id -> edge, for every relation that gets a vector."""
     return {relation_vector_id(u, v): (u, v) for u, v in vector_relations(graph_store)}
 
@@ -77,7 +76,7 @@ def sync_vectors(g: nx.Graph, vectors: VectorIndex, entities: Iterable[str], edg
                               for c in sorted(chunk_ids)])
 
 
-def expected_vector_ids(graph_store: NetworkXGraphStore, *, index_relations: bool) -> dict[str, set[str]]:
+def expected_vector_ids(graph_store: GraphStore, *, index_relations: bool) -> dict[str, set[str]]:
     """The ids each collection must hold to agree with the graph."""
     expected = {CHUNKS: set(graph_store.chunk_ids()), ENTITIES: set(graph_store.entity_ids())}
     if index_relations:
@@ -85,10 +84,9 @@ def expected_vector_ids(graph_store: NetworkXGraphStore, *, index_relations: boo
     return expected
 
 
-def repair_vectors(graph_store: NetworkXGraphStore, vectors: VectorIndex, *, index_relations: bool) -> dict[str, int]:
+def repair_vectors(graph_store: GraphStore, vectors: VectorIndex, *, index_relations: bool) -> dict[str, int]:
     """Delete vectors the graph no longer has and add the ones it lacks; counts per collection.
     The caller holds the write lock and saves the graph if anything was fixed."""
-    g = graph_store.graph
     fixed: dict[str, int] = {}
     wanted_relations = relations_with_vectors(graph_store)
     plans = [(CHUNKS, set(graph_store.chunk_ids())), (ENTITIES, set(graph_store.entity_ids()))]
@@ -102,6 +100,8 @@ def repair_vectors(graph_store: NetworkXGraphStore, vectors: VectorIndex, *, ind
         missing[collection] = wanted - present
         fixed[f"{collection}_removed"] = len(extra)
         fixed[f"{collection}_added"] = len(missing[collection])
+    g = graph_store.working_graph(missing[CHUNKS], missing[ENTITIES],
+                                  [wanted_relations[r] for r in missing.get(RELATIONS, ())])
     for entity_id in missing[ENTITIES]:
         g.nodes[entity_id].pop("vector_hash", None)
     for rel_id in missing.get(RELATIONS, ()):

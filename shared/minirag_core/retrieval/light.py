@@ -59,13 +59,13 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         relations = _relations_among(sources, entities)
     subgraph = sources.graph.entity_subgraph(sorted({n for u, v, _ in relations for n in (u, v)}), 1, 10_000)
     key_edges = []
+    endpoint_links = sources.graph.chunk_links(sorted({n for u, v, _ in relations for n in (u, v)}))
     for source, target, similarity in relations:
         if not subgraph.has_edge(source, target):
             continue
         attrs = subgraph.edges[source, target]
         key_edges.append(KeyEdge(source, target, similarity, attrs.get("description", ""), attrs.get("keywords", "")))
-        for chunk_id in set(sources.graph.chunk_links([source]).get(source, {})) & set(
-                sources.graph.chunk_links([target]).get(target, {})):
+        for chunk_id in set(endpoint_links.get(source, {})) & set(endpoint_links.get(target, {})):
             scores[chunk_id] += similarity
     graph_n = max_normalised(dict(scores))
     fused = {c: dense.get(c, 0.0) + settings.light_graph_weight * graph_n.get(c, 0.0) for c in graph_n}

@@ -1,12 +1,14 @@
-"""Storage protocols: the graph view retrieval reads, the vector store, and atomic files."""
+"""Storage protocols: the graph view retrieval reads, the graph store the index writes through,
+the vector store, and atomic files."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import networkx as nx
 import numpy as np
@@ -41,6 +43,55 @@ class GraphView(Protocol):
 
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         """Entity types present in the graph with example names, most frequent type first."""
+
+
+@dataclass
+class Change:
+    """What one write touched: node ids, edges, and entries of dict-valued graph attributes
+    (``documents``: the registry)."""
+
+    nodes: Iterable[str] = ()
+    edges: Iterable[tuple[str, str]] = ()
+    entries: Mapping[str, Iterable[str]] | None = None
+    #: the chunks this write only added: an entity or relation is then logged with those
+    #: chunks' records alone (its merged attributes are derived again on replay), so a
+    #: write's record does not grow with how often a hub entity was seen before
+    added_chunks: Iterable[str] | None = None
+
+
+@runtime_checkable
+class GraphStore(GraphView, Protocol):
+    """A ``GraphView`` the index writes through: it edits a working networkx graph with
+    ``minirag_core.graph``'s operations, then ``save``s the change.
+
+    The networkx store's working graph is the whole graph; a server-backed store hands out
+    only the part a write reads and changes, and ``save`` sends the change to the server.
+    """
+
+    def documents(self) -> dict[str, dict[str, Any]]:
+        """The document registry in its stored form, edited in place; ``save`` persists the
+        entries a change names under ``documents``."""
+
+    def working_graph(self, chunk_ids: Iterable[str] = (), entity_ids: Iterable[str] = (),
+                      edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
+        """A graph holding at least the given chunks (with their mentions, their entities and
+        the relations they list), entities and relation edges, with every attribute."""
+
+    def save(self, change: Change | None = None) -> None:
+        """Persist what ``change`` names from the working graph (without one: all of it)."""
+
+    def reload_if_changed(self) -> bool:
+        """Catch up with another process's writes; True if there were any."""
+
+    def changed(self) -> None:
+        """Forget what was derived from the graph (called after every write)."""
+
+    def entity_ids(self) -> list[str]: ...
+
+    def relation_keywords(self) -> dict[tuple[str, str], str]:
+        """Every relation edge ``(u, v)`` with ``u < v``, with its keywords."""
+
+    def stats(self) -> dict[str, int]: ...
 
 
 @runtime_checkable

@@ -12,31 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import networkx as nx
 
 from ..graph import MERGED_FIELDS, add_sources
-from .base import atomic_write_json, read_json
+from .base import Change, atomic_write_json, read_json
+
+__all__ = ["Change", "GraphFiles"]
 
 #: the log is folded into a new snapshot once it is this many times the snapshot's size
 COMPACT_RATIO = 1.0
 MIN_COMPACT_BYTES = 1 << 20
-
-
-@dataclass
-class Change:
-    """What one write touched: node ids, edges, and entries of dict-valued graph attributes."""
-
-    nodes: Iterable[str] = ()
-    edges: Iterable[tuple[str, str]] = ()
-    entries: Mapping[str, Iterable[str]] | None = None
-    #: the chunks this write only added: an entity or relation is then logged with those
-    #: chunks' records alone (its merged attributes are derived again on replay), so a
-    #: write's record does not grow with how often a hub entity was seen before
-    added_chunks: Iterable[str] | None = None
 
 
 def _logged(attrs: dict[str, Any] | None, added: set[str] | None) -> Any:

