@@ -137,6 +137,10 @@ class SentenceTransformerEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(self._ids(text))
 
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character (start, end) of every word piece of ``text`` (no special tokens)."""
+        return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
         """Split ``text`` into windows of ``size`` tokens overlapping by ``overlap``, as text."""
         enc = self._tokenizer.encode(text, add_special_tokens=False)
