@@ -75,3 +75,76 @@ def test_windowed_vectors_of_a_short_text_are_its_plain_vector(embedder) -> None
     plain = embedder.embed([SENTENCES[1]])[0]
     assert np.allclose(embed_long(embedder, texts)[0], plain, atol=1e-5)
     assert not np.allclose(embed_long(embedder, [LONG])[0], embedder.embed([LONG])[0], atol=1e-3)
+
+
+class _Store:
+    """A dict-backed ``VectorStore`` (exact, in memory)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, np.ndarray]] = {}
+
+    def upsert(self, collection, ids, embeddings, documents, metadatas) -> None:
+        self.data.setdefault(collection, {}).update(zip(ids, np.asarray(embeddings, dtype=np.float32)))
+
+    def delete(self, collection, ids) -> None:
+        for i in ids:
+            self.data.get(collection, {}).pop(i, None)
+
+    def ids(self, collection):
+        return set(self.data.get(collection, {}))
+
+    def get_embeddings(self, collection, ids):
+        return {i: self.data[collection][i] for i in ids if i in self.data.get(collection, {})}
+
+    def count(self, collection) -> int:
+        return len(self.data.get(collection, {}))
+
+    def query(self, collection, embedding, k, where=None):
+        raise NotImplementedError
+
+
+def test_a_chunk_scores_its_best_window_and_its_windows_go_with_it(embedder) -> None:
+    from minirag_core.vectors import CHUNKS, WINDOWS, VectorIndex, window_owner
+
+    store = _Store()
+    index = VectorIndex(store, embedder)
+    index.upsert(CHUNKS, ["long", "short"], [LONG, SENTENCES[0]], [{}, {}])
+    windows = text_windows(embedder, LONG)
+    assert store.count(CHUNKS) == 2 and store.count(WINDOWS) == len(windows) - 1
+    assert {window_owner(w) for w in store.ids(WINDOWS)} == {"long"}
+    vectors = embedder.embed(windows)
+    query = vectors[-1]                                        # the last window's own vector
+    scores = index.chunk_similarities(query)
+    assert scores["long"] == pytest.approx(1.0, abs=1e-4)      # max over windows, not the first
+    assert scores["long"] > float(vectors[0] @ query) + 0.05
+    index.delete(CHUNKS, ["long"])
+    assert store.count(WINDOWS) == 0 and set(index.chunk_similarities(query)) == {"short"}
+
+
+GARDEN = ("The community garden volunteers planted tomatoes, beans and squash along the eastern beds, "
+          "then mulched the paths with straw so the soil would keep its moisture through the dry weeks.")
+LAST = ("In March the lighthouse keeper Marta Olsen repaired the brass telescope on the north pier. "
+        "She replaced its cracked lens and polished the brass tube. "
+        "The repaired telescope on the north pier now shows ships far out at sea.")
+
+
+def test_an_answer_past_the_first_window_of_a_long_chunk_is_found(embedder, tmp_path) -> None:
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    sides = ("eastern", "western", "northern", "southern", "upper", "lower", "inner", "outer")
+    long_text = " ".join([GARDEN.replace("eastern", side) for side in sides] + [LAST])
+    assert embedder.count_tokens(long_text.split(LAST)[0]) > embedder.max_tokens    # the model stops before it
+    distractors = ["The astronomy club bought a new telescope for the school observatory last winter.",
+                   "Fishermen tie their boats to the north pier when the harbour is full.",
+                   "A keeper at the city zoo repaired the fence of the penguin enclosure."]
+    question = "Who repaired the brass telescope on the north pier?"
+    q = embedder.embed([question])[0]
+    truncated = float(embedder.embed([long_text])[0] @ q)
+    assert truncated < max(float(v @ q) for v in embedder.embed(distractors))   # truncation misses it
+    index = MiniRAGIndex(tmp_path / "w", embedder=embedder)
+    index.insert([Document(id="garden", text=long_text)] +
+                 [Document(id=f"d{i}", text=t) for i, t in enumerate(distractors)])
+    assert index.stats()["chunks"] == 4
+    assert index.query(question, mode="naive", top_k=1).chunks[0].doc_id == "garden"
+    assert index.query(question, mode="mini", top_k=1).chunks[0].doc_id == "garden"
