@@ -9,8 +9,8 @@ from typing import Any, Iterable
 import networkx as nx
 
 from .storage.base import GraphStore
-from .vectors import (CHUNKS, ENTITIES, RELATIONS, VectorIndex, chunk_ranking_text, relation_has_meaning,
-                      relation_vector_id, relation_vector_text)
+from .vectors import (CHUNKS, ENTITIES, RELATIONS, WINDOWS, VectorIndex, chunk_ranking_text,
+                      relation_has_meaning, relation_vector_id, relation_vector_text, window_owner)
 
 
 def text_hash(text: str) -> str:
@@ -100,6 +100,10 @@ def repair_vectors(graph_store: GraphStore, vectors: VectorIndex, *, index_relat
         missing[collection] = wanted - present
         fixed[f"{collection}_removed"] = len(extra)
         fixed[f"{collection}_added"] = len(missing[collection])
+    chunks = plans[0][1]
+    orphans = sorted(w for w in vectors.window_ids() if window_owner(w) not in chunks)
+    vectors.delete(WINDOWS, orphans)
+    fixed[f"{WINDOWS}_removed"] = len(orphans)
     g = graph_store.working_graph(missing[CHUNKS], missing[ENTITIES],
                                   [wanted_relations[r] for r in missing.get(RELATIONS, ())])
     for entity_id in missing[ENTITIES]:

@@ -3,6 +3,11 @@
 Collections: ``entities`` (entity names), ``chunks`` (chunk text joined with the
 descriptions on its entity-chunk edges, the text MiniRAG ranks chunks on) and
 ``relations`` (relation keywords and descriptions, for light mode).
+
+A chunk longer than the embedding model reads is embedded as windows that fit it
+(``embedding.windows``): ``chunks`` holds its first window's vector under the chunk id,
+``chunk_windows`` the others (metadata ``chunk``), and a chunk's dense score is that of its
+best window.
 """
 
 from __future__ import annotations
@@ -15,15 +20,26 @@ import numpy as np
 
 from .embedding.base import Embedder
 from .scores import ScoreTable, similarities
+from .embedding.windows import embed_windows
 from .storage.base import VectorStore
 
-ENTITIES, CHUNKS, RELATIONS = "entities", "chunks", "relations"
+ENTITIES, CHUNKS, RELATIONS, WINDOWS = "entities", "chunks", "relations", "chunk_windows"
 GENERIC_RELATION_KEYWORDS = {"co-occurrence", "conversation", "session time", ""}
 
 
 def relation_vector_id(source: str, target: str) -> str:
     key = f"{min(source, target)}\x00{max(source, target)}"
     return "rel-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def window_id(chunk_id: str, number: int) -> str:
+    """Id of a chunk's window ``number`` (1 = the second; the first is stored under the chunk id)."""
+    return f"{chunk_id}#w{number}"
+
+
+def window_owner(vector_id: str) -> str:
+    """The chunk a window id belongs to."""
+    return vector_id.rsplit("#w", 1)[0]
 
 
 def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
@@ -75,17 +91,57 @@ class VectorIndex:
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}
         self._positions: dict[str, dict[str, int]] = {}
         self._counts: dict[str, int] = {}
+        self._window_rows: tuple[np.ndarray, np.ndarray] | None = None
+        self._window_ids: set[str] | None = None
 
     def upsert(self, collection: str, ids: Sequence[str], texts: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None:
         if not ids:
             return
+        if collection == CHUNKS:
+            self._upsert_chunks(ids, texts, metadatas)
+            return
         vectors = self.embedder.embed(list(texts))
         self.store.upsert(collection, ids, vectors, texts, metadatas)
         self._invalidate(collection)
 
+    def _upsert_chunks(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+        """Every window of every chunk: later windows first, so a stored chunk vector means its
+        windows are stored too (a crash in between leaves the chunk missing, and repair redoes it)."""
+        vectors, owners = embed_windows(self.embedder, texts)
+        first = np.searchsorted(owners, np.arange(len(ids)))
+        later = np.setdiff1d(np.arange(len(owners)), first)
+        if len(later):
+            numbers = later - first[owners[later]]
+            window_ids = [window_id(ids[o], int(k)) for o, k in zip(owners[later], numbers)]
+            self.store.upsert(WINDOWS, window_ids, vectors[later], [""] * len(later),
+                              [{"chunk": ids[o]} for o in owners[later]])
+            self.window_ids().update(window_ids)
+        self.store.upsert(CHUNKS, ids, vectors[first], texts, metadatas)
+        self._invalidate(CHUNKS)
+
+    def window_ids(self) -> set[str]:
+        """Ids of every stored window vector (read from the store once, then kept up to date)."""
+        if self._window_ids is None:
+            self._window_ids = self.store.ids(WINDOWS) if self.store.count(WINDOWS) else set()
+        return self._window_ids
+
+    def delete_windows(self, chunk_ids: Iterable[str]) -> None:
+        """Drop the window vectors of ``chunk_ids`` (those stored)."""
+        wanted = set(chunk_ids)
+        stored = self.window_ids() if wanted else set()
+        dead = sorted(w for w in stored if window_owner(w) in wanted)
+        if dead:
+            self.store.delete(WINDOWS, dead)
+            stored.difference_update(dead)
+            self._invalidate(WINDOWS)
+
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
+            if collection == CHUNKS:
+                self.delete_windows(ids)
+            elif collection == WINDOWS and self._window_ids is not None:
+                self._window_ids.difference_update(ids)
             self.store.delete(collection, list(ids))
             self._invalidate(collection)
 
@@ -95,12 +151,17 @@ class VectorIndex:
             self._matrices.clear()
             self._positions.clear()
             self._counts.clear()
+            self._window_rows = None
+            self._window_ids = None
 
     def _invalidate(self, collection: str) -> None:
         with self._lock:
             self._matrices.pop(collection, None)
             self._positions.pop(collection, None)
             self._counts.pop(collection, None)
+            if collection in (CHUNKS, WINDOWS):
+                self._matrices.pop(WINDOWS, None)
+                self._window_rows = None
 
     def vectors(self, collection: str) -> tuple[list[str], np.ndarray]:
         """All ids and vectors of a collection, from memory (loaded from the store on first use)."""
@@ -160,13 +221,35 @@ class VectorIndex:
     def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
         return self.vectors(CHUNKS)
 
+    def chunk_windows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Vectors of every chunk's later windows, sorted by chunk, and the row of
+        ``chunk_vectors`` each belongs to (windows of unknown chunks left out)."""
+        ids, _ = self.chunk_vectors()
+        with self._lock:
+            cached = self._window_rows
+        if cached is not None:
+            return cached
+        window_ids, matrix = self.vectors(WINDOWS) if self.store.count(WINDOWS) else ([], None)
+        rows = {c: r for r, c in enumerate(ids)}
+        owners = np.array([rows.get(window_owner(w), -1) for w in window_ids], dtype=np.int64)
+        keep = np.flatnonzero(owners >= 0)
+        keep = keep[np.argsort(owners[keep], kind="stable")]
+        cached = (matrix[keep] if matrix is not None else np.zeros((0, self.embedder.dim), np.float32), owners[keep])
+        with self._lock:
+            self._window_rows = cached
+        return cached
+
     def chunk_similarities(self, vector: np.ndarray) -> ScoreTable:
-        """Cosine similarity of ``vector`` to every chunk (in memory), or to the ``ann_chunks``
-        nearest ones by the store's ANN index past ``in_memory_limit``."""
+        """Cosine similarity of ``vector`` to each chunk's best window (in memory), or to the
+        ``ann_chunks`` nearest chunks by the store's ANN index past ``in_memory_limit``."""
         if not self.in_memory(CHUNKS):
             found = sorted((i, s) for i, s, _ in self.store.query(CHUNKS, vector, self.ann_chunks))
             return ScoreTable([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64))
         ids, matrix, position = self.position(CHUNKS)
         if not ids:
             return ScoreTable([], np.zeros(0), {})
-        return ScoreTable(ids, similarities(matrix, vector), position)
+        scores = similarities(matrix, vector)
+        windows, rows = self.chunk_windows()
+        if len(rows):
+            np.maximum.at(scores, rows, similarities(windows, vector).astype(scores.dtype))
+        return ScoreTable(ids, scores, position)

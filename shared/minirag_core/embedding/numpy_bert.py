@@ -49,7 +49,18 @@ class NumpyBertEncoder:
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         return x @ self._w(f"{name}.weight").T + self._w(f"{name}.bias")
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
+        """Vectors of ``texts``, encoded in batches of similar length (little padding)."""
+        if not texts:
+            return np.zeros((0, self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            out[rows] = self._encode([texts[i] for i in rows])
+        return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)

@@ -66,9 +66,13 @@ def _load(path: str) -> Any:
 
 
 #: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the NumPy
-#: encoder (no torch import: a query starts fast); larger ones by sentence-transformers
+#: encoder (no torch import: a query starts fast); larger ones by sentence-transformers. Once
+#: torch is loaded (indexing), only batches up to ``_NUMPY_ONCE_TORCH`` texts (a query and its
+#: entities) stay on NumPy: torch's kernels are several times faster per text on a busy machine
+#: (benchmarks/bench_embed.py)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
+_NUMPY_ONCE_TORCH = 8
 
 
 class SentenceTransformerEmbedder:
@@ -95,15 +99,18 @@ class SentenceTransformerEmbedder:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._numpy: Any = None
+        self._torch_loaded = False
         self._cache = _LRU(cache_size)
 
     @property
     def _model(self) -> Any:
         """The sentence-transformers model (torch), loaded on first use."""
+        self._torch_loaded = True
         return _load(self.model_path)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        small = len(texts) <= _SMALL_BATCH and all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
+        small = (len(texts) <= (_NUMPY_ONCE_TORCH if self._torch_loaded else _SMALL_BATCH)
+                 and all(len(t) <= _SMALL_TEXT_CHARS for t in texts))
         with self._lock:  # torch modules are not re-entrant across threads
             if small:
                 if self._numpy is None:
@@ -136,6 +143,10 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         return len(self._ids(text))
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character (start, end) of every word piece of ``text`` (no special tokens)."""
+        return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
 
     def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
         """Split ``text`` into windows of ``size`` tokens overlapping by ``overlap``, as text."""

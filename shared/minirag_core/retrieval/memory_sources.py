@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 
 from ..embedding.base import Embedder
+from ..embedding.windows import text_windows
 from ..graph import CHUNK, ENTITY, RELATION
 from ..index_vectors import chunk_vector_text, relation_text, vector_relations
 from ..lexical import LexicalChunkIndex
@@ -31,15 +32,15 @@ def top_similar(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) 
     return [(ids[i], float(sims[i])) for i in order]
 
 
-def vector_texts(g: nx.Graph) -> list[str]:
-    """Every text the graph's items are embedded as (entity names, chunk ranking texts,
-    relation texts), in graph order, without duplicates."""
+def vector_texts(g: nx.Graph, embedder: Embedder) -> list[str]:
+    """Every text the graph's items are embedded as (entity names, windows of chunk ranking
+    texts, relation texts), in graph order, without duplicates."""
     texts = []
     for node, attrs in g.nodes(data=True):
         if attrs.get("kind") == ENTITY:
             texts.append(attrs["name"])
         elif attrs.get("kind") == CHUNK:
-            texts.append(chunk_vector_text(g, node))
+            texts.extend(text_windows(embedder, chunk_vector_text(g, node)))
     for u, v, attrs in g.edges(data=True):
         if attrs.get("kind") == RELATION:
             texts.append(relation_text(g, min(u, v), max(u, v)))
@@ -49,7 +50,7 @@ def vector_texts(g: nx.Graph) -> list[str]:
 def embed_graph(g: nx.Graph, embedder: Embedder, cache: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Vectors of every text of the graph, embedding only those not in ``cache`` (text -> vector,
     same model); ``cache`` is updated and keeps only this graph's texts."""
-    texts = vector_texts(g)
+    texts = vector_texts(g, embedder)
     vectors = {t: v for t, v in ((t, cache.get(t)) for t in texts) if v is not None}
     missing = [t for t in texts if t not in vectors]
     if missing:
@@ -73,7 +74,10 @@ class InMemorySources:
         self.relation_pairs = vector_relations(graph)
         dim = int(getattr(embedder, "dim", 0) or 0) if not vectors else len(next(iter(vectors.values())))
         self._entity_matrix = self._stack([g.nodes[e]["name"] for e in self.entity_ids], vectors, dim)
-        self._chunk_matrix = self._stack([chunk_vector_text(g, c) for c in self.chunk_ids], vectors, dim)
+        windows = [(row, w) for row, c in enumerate(self.chunk_ids)
+                   for w in text_windows(embedder, chunk_vector_text(g, c))]
+        self._window_rows = np.array([row for row, _ in windows], dtype=np.int64)
+        self._window_matrix = self._stack([w for _, w in windows], vectors, dim)
         self._relation_matrix = self._stack([relation_text(g, u, v) for u, v in self.relation_pairs], vectors, dim)
         self._type_pool: dict[str, list[str]] | None = None
         self._chunk_table: ScoreTable | None = None
@@ -96,10 +100,14 @@ class InMemorySources:
         return top_similar(self.entity_ids, self._entity_matrix, vector, k)
 
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
+        """Similarity of ``vector`` to each chunk's best window (as ``VectorIndex``)."""
         if self._chunk_table is None:
             self._chunk_table = ScoreTable(self.chunk_ids, np.zeros(len(self.chunk_ids)))
-        return ScoreTable(self.chunk_ids, similarities(self._chunk_matrix, np.asarray(vector, dtype=np.float32)),
-                          self._chunk_table.position)
+        scores = np.full(len(self.chunk_ids), -1.0, dtype=np.float64)
+        if self.chunk_ids:
+            np.maximum.at(scores, self._window_rows,
+                          similarities(self._window_matrix, np.asarray(vector, dtype=np.float32)).astype(np.float64))
+        return ScoreTable(self.chunk_ids, scores, self._chunk_table.position)
 
     def chunk_lexical_scores(self, query: str) -> dict[str, float]:
         return self.lexical.scores(query)

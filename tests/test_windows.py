@@ -1,0 +1,150 @@
+"""Embedding windows: texts longer than the model reads are embedded whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minirag_core.embedding.windows import (SPECIAL_TOKENS, combine_windows, embed_long, embed_windows,
+                                            sentence_windows, text_windows)
+
+SENTENCES = [f"Sentence number {i} mentions the {w} that the committee reviewed on day {i}."
+             for i, w in enumerate(["budget", "harbour", "orchard", "library", "bridge", "archive"] * 12)]
+LONG = " ".join(SENTENCES)
+
+
+def _spans(text: str, windows: list[str]) -> list[tuple[int, int]]:
+    spans, cursor = [], 0
+    for window in windows:
+        start = text.find(window, max(0, cursor - len(window)))
+        assert start != -1, "a window is not a slice of the text"
+        spans.append((start, start + len(window)))
+        cursor = start + 1
+    return spans
+
+
+def test_a_long_text_gets_windows_that_fit_the_model_and_cover_it(embedder) -> None:
+    size = embedder.max_tokens - SPECIAL_TOKENS
+    assert embedder.count_tokens(LONG) > 3 * size
+    windows = text_windows(embedder, LONG)
+    assert len(windows) >= 4
+    assert all(0 < embedder.count_tokens(w) <= size for w in windows)
+    spans = _spans(LONG, windows)
+    assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+    covered = np.zeros(len(LONG), dtype=bool)
+    for start, end in spans:
+        covered[start:end] = True
+    assert all(LONG[i].isspace() for i in np.flatnonzero(~covered))   # every word is in some window
+    overlaps = [a_end - b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])]
+    assert all(o > 0 for o in overlaps)                                 # consecutive windows overlap a little
+    assert all(embedder.count_tokens(LONG[b:a]) <= 32 for (_, a), (b, _) in zip(spans, spans[1:]))
+    assert all(w.endswith(".") for w in windows)                        # cut at sentence ends
+    assert all(w.startswith("Sentence number") for w in windows)
+
+
+def test_a_short_text_is_one_window(embedder) -> None:
+    assert text_windows(embedder, SENTENCES[0]) == [SENTENCES[0]]
+    assert text_windows(embedder, "x" * 3) == ["xxx"]
+
+
+def test_windows_without_sentences_cut_between_words() -> None:
+    text = " ".join(f"w{i}" for i in range(100))
+    offsets, pos = [], 0
+    for word in text.split(" "):
+        offsets.append((pos, pos + len(word)))
+        pos += len(word) + 1
+    windows = sentence_windows(text, offsets, 30, 5)
+    assert all(len(w.split()) <= 30 for w in windows)
+    assert windows[0].split()[0] == "w0" and windows[-1].split()[-1] == "w99"
+    words = [w for window in windows for w in window.split()]
+    assert set(words) == set(text.split()) and len(words) > 100          # all words, some twice (overlap)
+    with pytest.raises(ValueError):
+        sentence_windows(text, offsets, 5, 5)
+
+
+def test_one_vector_per_text_is_the_direction_of_its_windows_mean() -> None:
+    vectors = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=np.float32)
+    combined = combine_windows(vectors, np.array([0, 0, 1]), 2)
+    assert np.allclose(combined[0], [2 ** -0.5, 2 ** -0.5, 0]) and np.allclose(combined[1], [0, 0, 1])
+
+
+def test_windowed_vectors_of_a_short_text_are_its_plain_vector(embedder) -> None:
+    texts = [SENTENCES[1], LONG]
+    vectors, owners = embed_windows(embedder, texts)
+    assert owners.tolist()[0] == 0 and owners.tolist().count(1) == len(text_windows(embedder, LONG))
+    plain = embedder.embed([SENTENCES[1]])[0]
+    assert np.allclose(embed_long(embedder, texts)[0], plain, atol=1e-5)
+    assert not np.allclose(embed_long(embedder, [LONG])[0], embedder.embed([LONG])[0], atol=1e-3)
+
+
+class _Store:
+    """A dict-backed ``VectorStore`` (exact, in memory)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, np.ndarray]] = {}
+
+    def upsert(self, collection, ids, embeddings, documents, metadatas) -> None:
+        self.data.setdefault(collection, {}).update(zip(ids, np.asarray(embeddings, dtype=np.float32)))
+
+    def delete(self, collection, ids) -> None:
+        for i in ids:
+            self.data.get(collection, {}).pop(i, None)
+
+    def ids(self, collection):
+        return set(self.data.get(collection, {}))
+
+    def get_embeddings(self, collection, ids):
+        return {i: self.data[collection][i] for i in ids if i in self.data.get(collection, {})}
+
+    def count(self, collection) -> int:
+        return len(self.data.get(collection, {}))
+
+    def query(self, collection, embedding, k, where=None):
+        raise NotImplementedError
+
+
+def test_a_chunk_scores_its_best_window_and_its_windows_go_with_it(embedder) -> None:
+    from minirag_core.vectors import CHUNKS, WINDOWS, VectorIndex, window_owner
+
+    store = _Store()
+    index = VectorIndex(store, embedder)
+    index.upsert(CHUNKS, ["long", "short"], [LONG, SENTENCES[0]], [{}, {}])
+    windows = text_windows(embedder, LONG)
+    assert store.count(CHUNKS) == 2 and store.count(WINDOWS) == len(windows) - 1
+    assert {window_owner(w) for w in store.ids(WINDOWS)} == {"long"}
+    vectors = embedder.embed(windows)
+    query = vectors[-1]                                        # the last window's own vector
+    scores = index.chunk_similarities(query)
+    assert scores["long"] == pytest.approx(1.0, abs=1e-4)      # max over windows, not the first
+    assert scores["long"] > float(vectors[0] @ query) + 0.05
+    index.delete(CHUNKS, ["long"])
+    assert store.count(WINDOWS) == 0 and set(index.chunk_similarities(query)) == {"short"}
+
+
+GARDEN = ("The community garden volunteers planted tomatoes, beans and squash along the eastern beds, "
+          "then mulched the paths with straw so the soil would keep its moisture through the dry weeks.")
+LAST = ("In March the lighthouse keeper Marta Olsen repaired the brass telescope on the north pier. "
+        "She replaced its cracked lens and polished the brass tube. "
+        "The repaired telescope on the north pier now shows ships far out at sea.")
+
+
+def test_an_answer_past_the_first_window_of_a_long_chunk_is_found(embedder, tmp_path) -> None:
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    sides = ("eastern", "western", "northern", "southern", "upper", "lower", "inner", "outer")
+    long_text = " ".join([GARDEN.replace("eastern", side) for side in sides] + [LAST])
+    assert embedder.count_tokens(long_text.split(LAST)[0]) > embedder.max_tokens    # the model stops before it
+    distractors = ["The astronomy club bought a new telescope for the school observatory last winter.",
+                   "Fishermen tie their boats to the north pier when the harbour is full.",
+                   "A keeper at the city zoo repaired the fence of the penguin enclosure."]
+    question = "Who repaired the brass telescope on the north pier?"
+    q = embedder.embed([question])[0]
+    truncated = float(embedder.embed([long_text])[0] @ q)
+    assert truncated < max(float(v @ q) for v in embedder.embed(distractors))   # truncation misses it
+    index = MiniRAGIndex(tmp_path / "w", embedder=embedder)
+    index.insert([Document(id="garden", text=long_text)] +
+                 [Document(id=f"d{i}", text=t) for i, t in enumerate(distractors)])
+    assert index.stats()["chunks"] == 4
+    assert index.query(question, mode="naive", top_k=1).chunks[0].doc_id == "garden"
+    assert index.query(question, mode="mini", top_k=1).chunks[0].doc_id == "garden"
