@@ -19,7 +19,7 @@ import argparse  # noqa: E402
 from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
 from benchmarks.run_suite import score  # noqa: E402
 
-GRID = {"bridge_weight": [0.0, 0.5, 1.0, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
+GRID = {"bridge_weight": [0.0, 0.5, 1.0, 1.5, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
         "bridge_damping": [0.8]}
 
 

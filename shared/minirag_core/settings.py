@@ -25,7 +25,7 @@ class RetrievalSettings:
     lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
     graph_weight: float = 0.5      # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
     graph_idf: bool = True         # weight entity-chunk links by the entity's inverse chunk frequency
-    bridge_weight: float = 1.0     # chunk ranking: reached through a bridge entity (0 = off)
+    bridge_weight: float = 1.5     # chunk ranking: reached through a bridge entity (0 = off)
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
