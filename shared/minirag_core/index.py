@@ -1,10 +1,8 @@
 """``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept
-correct under incremental inserts and deletes, and queried in mini, light or naive mode.
-
-Workdir: ``manifest.json`` (build settings), ``graph.json`` + ``graph.log.jsonl`` (the graph and
-document registry: snapshot + change log; or, with ``falkordb_url``, on a FalkorDB server named in
-``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/`` (vectors;
-``chroma_server.json`` with a Chroma server). Chroma is reconciled with the graph on open.
+correct under incremental inserts and deletes, and queried in mini, light or naive mode. Workdir:
+``manifest.json``, ``graph.json`` + ``graph.log.jsonl`` (graph and registry; or on a FalkorDB server
+named in ``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/``
+(or ``chroma_server.json``). Chroma is reconciled with the graph on open.
 """
 
 from __future__ import annotations
@@ -299,8 +297,7 @@ class MiniRAGIndex:
             touched_edges |= moved.edges
             sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,
                          index_relations=self.index_relations)
-            # an alias move rewrites older chunks' records too: then log whole items, not a delta
-            added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]
+            added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]  # moves: whole
             self.graph_store.save(Change([c.id for c in chunks] + sorted(moved.chunks) + sorted(touched_entities),
                                          touched_edges | moved.mentions, {"documents": [d.id for d, _, _, _ in batch]},
                                          added_chunks=added))
