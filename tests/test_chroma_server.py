@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from minirag_core.index import MiniRAGIndex
-from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS
+from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS, window_owner
 
 from conftest import lihuaworld_documents
 
@@ -109,7 +109,10 @@ def test_index_on_a_chroma_server_survives_reopen_and_server_restart(tmp_path, e
     # the server really holds them (seen through a separate HttpClient)
     client = chromadb.HttpClient(host="127.0.0.1", port=server.port)
     counts = {c.name: c.count() for c in client.list_collections()}
-    assert sum(counts.values()) == sum(len(ids) for ids in index.expected_vector_ids().values())
+    windows = sum(n for name, n in counts.items() if name.endswith("_" + WINDOWS))  # a long chunk's later windows
+    assert windows == len(index.vectors.window_ids())
+    assert {window_owner(w) for w in index.vectors.window_ids()} <= index.expected_vector_ids()[CHUNKS]
+    assert sum(counts.values()) - windows == sum(len(ids) for ids in index.expected_vector_ids().values())
 
     # reopen the workdir: same vectors, nothing to repair, same results
     reopened = MiniRAGIndex(workdir, embedder=embedder, chroma_url=server.url)
