@@ -14,6 +14,7 @@ import networkx as nx
 import pytest
 
 from minirag_core.index import MiniRAGIndex
+from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.storage.base import GraphStore
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
 from minirag_core.types import Document
@@ -133,7 +134,9 @@ def built(tmp_path_factory, embedder, server, corpus):
     docs, _ = corpus
     root = tmp_path_factory.mktemp("parity")
     local = MiniRAGIndex(root / "local", embedder=embedder)
-    local.insert(docs)
+    with pytest.MonkeyPatch.context() as patch:  # alias consolidation is the embedded store's alone:
+        patch.setattr(NetworkXGraphStore, "holds_whole_graph", False)  # compare the stores without it
+        local.insert(docs)
     (root / "remote").mkdir()
     for name in ("extractions.jsonl", "type_vectors.npz"):  # the same extractions, made once
         if (root / "local" / name).exists():
