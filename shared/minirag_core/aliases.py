@@ -3,7 +3,7 @@
 
 Conservative: a short form (a lone name, or initials and a name) of a PERSON record joins the
 full name only when exactly one PERSON node of the graph has that surname and those initials;
-with two ("John Smith", "Jane Smith") "Smith" stays its own node. Nothing is rewritten: a
+with two ("Chidi Okafor", "Ngozi Okafor") "Okafor" stays its own node. Nothing is rewritten: a
 chunk's record of the short form keeps its original id (``raw``) and is only *homed* at the
 full name's node, together with its mention edge and the chunk's relations through it. After
 every insert or delete the homes of the short forms the change can affect are recomputed, so

@@ -1,4 +1,4 @@
-"""The graph on a FalkorDB server (a Redis module speaking Cypher): the scale-out ``GraphStore``.
+"""The graph on a FalkorDB server (a Redis module speaking openCypher): the scale-out ``GraphStore``.
 
 Schema: ``(:Entity {id, ...})``, ``(:Chunk {id, ...})``, ``(:Entity)-[:MENTION]->(:Chunk)``
 (``subject`` marks the chunks that are about the entity), ``(:Entity)-[:RELATION]->(:Entity)``
@@ -7,7 +7,7 @@ stored from the smaller id to the larger, ``(:Doc {id, record})`` for the regist
 Attributes that are not scalars or lists of scalars (an entity's per-chunk ``sources``, a
 chunk's ``relations``) are stored as JSON strings under ``<name>_json``.
 
-Reads are Cypher queries: the k-hop expansion of ``entity_subgraph`` runs one query per hop on
+Reads are openCypher queries: the k-hop expansion of ``entity_subgraph`` runs one query per hop on
 the server (each node's strongest relations first). A write loads only what it reads and
 changes (``working_graph``) and sends the change back in a few batched ``UNWIND`` queries.
 The registry (one small record per document) is held in memory and re-read when ``seq`` moves.
