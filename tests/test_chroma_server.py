@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -16,17 +13,12 @@ from minirag_core.index import MiniRAGIndex
 from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS, window_owner
 
 from conftest import lihuaworld_documents
+from servers import ServerProcess, free_port
 
 pytestmark = pytest.mark.slow
 
 QUESTIONS = ["What did Li Hua and Wolfgang talk about?", "Who delivered the bread?", "Where did Li Hua travel?"]
 MODES = ("mini", "light", "naive")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _chroma_executable() -> str:
@@ -36,45 +28,30 @@ def _chroma_executable() -> str:
     return found
 
 
-class ChromaServer:
-    """``chroma run`` in a subprocess; ``start`` waits for the heartbeat."""
+class ChromaServer(ServerProcess):
+    """``chroma run``; ready once its heartbeat answers."""
+
+    name = "chroma run"
 
     def __init__(self, path: Path, port: int, log: Path) -> None:
-        self.path, self.port, self.log = path, port, log
+        super().__init__(path, port, log)
         self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 90.0) -> None:
-        self.proc = subprocess.Popen(
-            [_chroma_executable(), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chroma run exited with {self.proc.returncode}:\n{self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.3)
-        raise RuntimeError(f"no heartbeat from {self.url} in {timeout}s:\n{self.log.read_text()[-2000:]}")
+    def command(self) -> list[str]:
+        return [_chroma_executable(), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)]
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+    def ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2) as reply:
+                return reply.status == 200
+        except OSError:
+            return False
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("chroma-server")
-    srv = ChromaServer(root / "data", _free_port(), root / "server.log")
+    srv = ChromaServer(root / "data", free_port(), root / "server.log")
     srv.start()
     yield srv
     srv.stop()

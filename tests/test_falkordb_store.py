@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import networkx as nx
@@ -19,16 +16,12 @@ from minirag_core.storage.base import GraphStore
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
 from minirag_core.types import Document
 
+from servers import ServerProcess, free_port
+
 pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa_100"
 MODES = ("mini", "light", "naive")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _binaries() -> tuple[str, str]:
@@ -42,49 +35,33 @@ def _binaries() -> tuple[str, str]:
     return server, module
 
 
-class FalkorDBServer:
-    """``redis-server`` with the FalkorDB module in a subprocess; ``start`` waits for PING."""
+class FalkorDBServer(ServerProcess):
+    """``redis-server`` with the FalkorDB module; ready once it answers PING."""
+
+    name = "redis-server"
 
     def __init__(self, path: Path, port: int, log: Path) -> None:
-        self.path, self.port, self.log = path, port, log
+        super().__init__(path, port, log)
         self.url = f"falkordb://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 60.0) -> None:
+    def command(self) -> list[str]:
+        server, module = _binaries()
+        return [server, "--port", str(self.port), "--bind", "127.0.0.1", "--loadmodule", module,
+                "--dir", str(self.path), "--save", "", "--appendonly", "yes"]
+
+    def ready(self) -> bool:
         import redis
 
-        server, module = _binaries()
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [server, "--port", str(self.port), "--bind", "127.0.0.1", "--loadmodule", module,
-             "--dir", str(self.path), "--save", "", "--appendonly", "yes"],
-            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"redis-server exited with {self.proc.returncode}:\n{self.log.read_text()[-2000:]}")
-            try:
-                if redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).ping():
-                    return
-            except redis.exceptions.RedisError:
-                time.sleep(0.2)
-        raise RuntimeError(f"no PING from port {self.port} in {timeout}s:\n{self.log.read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+        try:
+            return bool(redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).ping())
+        except redis.exceptions.RedisError:
+            return False
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("falkordb-server")
-    srv = FalkorDBServer(root / "data", _free_port(), root / "server.log")
+    srv = FalkorDBServer(root / "data", free_port(), root / "server.log")
     srv.start()
     yield srv
     srv.stop()
