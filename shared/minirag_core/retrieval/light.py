@@ -57,9 +57,10 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     relations = sources.nearest_relations(sources.embedder.embed([high_level])[0], LIGHT_RELATIONS)
     if not relations:
         relations = _relations_among(sources, entities)
-    subgraph = sources.graph.entity_subgraph(sorted({n for u, v, _ in relations for n in (u, v)}), 1, 10_000)
+    endpoints = sorted({n for u, v, _ in relations for n in (u, v)})
+    subgraph = sources.graph.entity_subgraph(endpoints, 1, 10_000)
+    endpoint_links = sources.graph.chunk_links(endpoints)
     key_edges = []
-    endpoint_links = sources.graph.chunk_links(sorted({n for u, v, _ in relations for n in (u, v)}))
     for source, target, similarity in relations:
         if not subgraph.has_edge(source, target):
             continue
