@@ -3,8 +3,8 @@ texts an index embeds: entity names, relation texts and chunk windows of a built
 
     .venv/bin/python benchmarks/bench_embed.py --workdir /tmp/w/lihuaworld.workdir
 
-Prints wall and CPU seconds per 1000 texts for each (kind, path, threads); all variants run in
-one process, interleaved over ``--repeat`` rounds, so machine load hits them alike.
+Prints wall and CPU seconds per 1000 texts for each (kind, path, threads, torch batch size); all
+variants run in one process, interleaved over ``--repeat`` rounds, so machine load hits them alike.
 """
 
 from __future__ import annotations
@@ -58,12 +58,14 @@ def main(argv=None) -> dict:
     numpy_encoder = NumpyBertEncoder(embedder.model_path, embedder.max_tokens)
     model = _load(embedder.model_path)
 
-    def torch_encode(batch: list[str]) -> np.ndarray:
-        return model.encode(batch, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                            show_progress_bar=False)
+    def torch_encode(size: int):
+        def encode(batch: list[str]) -> np.ndarray:
+            return model.encode(batch, batch_size=size, normalize_embeddings=True, convert_to_numpy=True,
+                                show_progress_bar=False)
+        return encode
 
-    variants = {(path, threads): fn for path, fn in (("numpy", numpy_encoder.encode), ("torch", torch_encode))
-                for threads in (1, 2)}
+    paths = [("numpy", numpy_encoder.encode)] + [(f"torch/{size}", torch_encode(size)) for size in (16, 64)]
+    variants = {(path, threads): fn for path, fn in paths for threads in (1, 2)}
     seconds: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
     for _ in range(args.repeat):
         for kind, batch in texts.items():
@@ -81,7 +83,7 @@ def main(argv=None) -> dict:
         wall = float(np.median([w for w, _ in runs])) * scale
         cpu = float(np.median([c for _, c in runs])) * scale
         result[f"{kind}/{path}/{threads}"] = {"wall": wall, "cpu": cpu}
-        print(f"  {kind:10s} {path:6s} threads={threads}  wall {wall:7.2f}  cpu {cpu:7.2f}")
+        print(f"  {kind:10s} {path:8s} threads={threads}  wall {wall:7.2f}  cpu {cpu:7.2f}")
     print(json.dumps(result))
     return result
 

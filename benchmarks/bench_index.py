@@ -108,7 +108,8 @@ def main(argv=None) -> dict:
     p.add_argument("--keep", type=Path, default=None, help="index into this (new) folder and keep it")
     p.add_argument("--json", type=Path, default=None, help="also write the numbers to this JSON file")
     p.add_argument("--progress", action="store_true")
-    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1; 0 = torch's default)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch intra-op threads (default 0: torch's own default, as a user's index runs)")
     args = p.parse_args(argv)
     configure_threads(args.threads)
 

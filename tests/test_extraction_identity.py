@@ -56,6 +56,9 @@ def test_changed_rules_word_lists_and_models_change_the_key(monkeypatch):
         assert OfflineExtractor().identity != base  # another spaCy model version
     assert OfflineExtractor().identity == base  # everything restored
     assert OfflineExtractor(_Named("mini-a")).identity != OfflineExtractor(_Named("mini-b")).identity
+    exact, fast = _Named("mini-a"), _Named("mini-a")
+    exact.precision, fast.precision = "float32", "bfloat16-autocast"
+    assert OfflineExtractor(exact).identity != OfflineExtractor(fast).identity  # vectors differ slightly
     assert OfflineExtractor(use_context=True).identity != base
     assert OfflineExtractor(ner=False).identity != base
 

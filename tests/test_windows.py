@@ -148,3 +148,20 @@ def test_an_answer_past_the_first_window_of_a_long_chunk_is_found(embedder, tmp_
     assert index.stats()["chunks"] == 4
     assert index.query(question, mode="naive", top_k=1).chunks[0].doc_id == "garden"
     assert index.query(question, mode="mini", top_k=1).chunks[0].doc_id == "garden"
+
+
+def test_bf16_torch_batches_match_float32_vectors(monkeypatch) -> None:
+    """bfloat16 autocast (the default on CPUs with AMX) keeps every vector within cosine
+    0.999 of the float32 one, on long windows and short names alike, and stays unit length."""
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    texts = [("The committee met in Lagos on Tuesday. " * 30)[:1200], "Amara Okafor", "a short phrase"] * 3
+    exact = SentenceTransformerEmbedder(bf16=False)._encode_torch(texts)
+    fast = SentenceTransformerEmbedder(bf16=True)._encode_torch(texts)
+    assert exact.shape == fast.shape == (len(texts), 384)
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+    assert float((exact * fast).sum(axis=1).min()) > 0.999
+    monkeypatch.setenv("MINIRAG_EMBED_BF16", "0")
+    assert SentenceTransformerEmbedder().precision == "float32"
+    monkeypatch.setenv("MINIRAG_EMBED_BF16", "1")
+    assert SentenceTransformerEmbedder().precision == "bfloat16-autocast"

@@ -56,6 +56,30 @@ def bundled_model_path() -> Path:
     raise RuntimeError(f"No model files found under {root}")
 
 
+def cpu_has_bf16_matrix_units() -> bool:
+    """True where the CPU multiplies bfloat16 matrices in hardware (Intel AMX, ``amx_bf16`` in
+    /proc/cpuinfo): there torch's bfloat16 autocast embeds long texts 2-3x faster, at cosine
+    >= 0.9999 to the float32 vectors (benchmarks/bench_embed.py). Without AMX, bfloat16 is slower."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("flags"):
+                    return "amx_bf16" in line.split()
+    except OSError:
+        pass
+    return False
+
+
+def _bf16_setting(bf16: bool | None) -> bool:
+    """``bf16`` if given, else ``MINIRAG_EMBED_BF16`` (1/0) if set, else whether the CPU has AMX."""
+    if bf16 is not None:
+        return bf16
+    env = os.environ.get("MINIRAG_EMBED_BF16", "").strip().lower()
+    if env:
+        return env in ("1", "true", "yes", "on")
+    return cpu_has_bf16_matrix_units()
+
+
 @lru_cache(maxsize=4)
 def _load(path: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -73,6 +97,12 @@ def _load(path: str) -> Any:
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _NUMPY_ONCE_TORCH = 8
+#: texts longer than this many characters (about 128+ word pieces) are embedded
+#: ``_LONG_BATCH`` at a time: a batch of 64 full-length windows keeps ~200 MB of attention
+#: activations and runs ~25 % slower per text than batches of 8-16 on a 2-core CPU
+#: (benchmarks/bench_embed.py); short texts keep the larger batch
+_LONG_TEXT_CHARS = 500
+_LONG_BATCH = 16
 
 
 class SentenceTransformerEmbedder:
@@ -81,16 +111,21 @@ class SentenceTransformerEmbedder:
     The torch model loads on the first large batch; small batches (queries, entity names)
     go through a NumPy forward pass of the same weights, so opening an index and answering
     a query needs no torch import. The model reads at most ``max_tokens`` word pieces;
-    callers that embed longer text should embed ``token_windows`` of it.
+    callers that embed longer text should embed ``token_windows`` of it. ``bf16`` runs the
+    torch batches under bfloat16 autocast (default: on CPUs with AMX matrix units, see
+    :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0`` turns it off).
     """
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
-                 batch_size: int = 64, cache_size: int = 50_000) -> None:
+                 batch_size: int = 64, cache_size: int = 50_000, bf16: bool | None = None) -> None:
         from tokenizers import Tokenizer
 
         self.model_path = str(model_path or bundled_model_path())
         self.name = name if model_path is None else (name if name != DEFAULT_MODEL_NAME else str(model_path))
         self.batch_size = batch_size
+        self.bf16 = _bf16_setting(bf16)
+        #: numeric precision of the torch batches (part of the extraction cache's identity)
+        self.precision = "bfloat16-autocast" if self.bf16 else "float32"
         self._lock = threading.Lock()
         root = Path(self.model_path)
         self.dim = int(json.loads((root / "config.json").read_text())["hidden_size"])
@@ -118,8 +153,22 @@ class SentenceTransformerEmbedder:
 
                     self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
                 return self._numpy.encode(texts)
-            return np.asarray(self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                                 convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+            return self._encode_torch(texts)
+
+    def _encode_torch(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        model = self._model
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        long = [i for i, t in enumerate(texts) if len(t) > _LONG_TEXT_CHARS]
+        short = [i for i, t in enumerate(texts) if len(t) <= _LONG_TEXT_CHARS]
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            for rows, batch in ((long, min(self.batch_size, _LONG_BATCH)), (short, self.batch_size)):
+                if rows:
+                    vectors = model.encode([texts[i] for i in rows], batch_size=batch, normalize_embeddings=False,
+                                           convert_to_tensor=True, show_progress_bar=False)
+                    out[rows] = vectors.float().numpy()
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised vectors; short texts (names, queries) are served from an LRU cache."""

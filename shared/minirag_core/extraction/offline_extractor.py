@@ -75,7 +75,8 @@ class OfflineExtractor:
         typing = [typer.type_pool, typer.context_weight, sorted(typer.known_persons), typer.rule_only_types]
         settings = [self.use_context, self.session_entities, self.ner, self.chat_ner, self.day_first]
         model = model_identity() if self.ner or self.chat_ner else None
-        return f"{self.name}:{digest([rules, model, typer.embedder.name, typing, settings])}"
+        embedding = [typer.embedder.name, getattr(typer.embedder, "precision", None)]
+        return f"{self.name}:{digest([rules, model, embedding, typing, settings])}"
 
     # -- per chunk, no typing --
     def _read_chunks(self, chunks: Sequence[Chunk]) -> list[ChunkEntities]:
