@@ -1,7 +1,8 @@
-"""Choose the bridge settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid
-of bridge settings on every development set (indexes reused from run_suite.py's workdirs).
+"""Choose mini's settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid of
+bridge settings (``--grid bridges``) or ranking weights (``--grid weights``) on every development
+set (indexes reused from run_suite.py's workdirs).
 
-    .venv/bin/python benchmarks/sweep_bridges.py
+    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights]
 """
 
 from __future__ import annotations
@@ -19,24 +20,30 @@ import argparse  # noqa: E402
 from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
 from benchmarks.run_suite import score  # noqa: E402
 
-GRID = {"bridge_weight": [0.0, 0.5, 1.0, 1.5, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
-        "bridge_damping": [0.8]}
+GRIDS = {
+    "bridges": {"bridge_weight": [0.0, 0.5, 1.0, 1.5, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
+                "bridge_damping": [0.8]},
+    "weights": {"dense_weight": [1.0, 1.5, 2.0, 2.5], "lexical_weight": [0.75, 1.0, 1.25],
+                "graph_weight": [0.1, 0.25, 0.5]},
+}
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="run_suite.py's --out (its workdirs are reused)")
     p.add_argument("--sets", default=None, help="comma-separated development sets (default: every set found)")
+    p.add_argument("--grid", choices=sorted(GRIDS), default="bridges")
     args = p.parse_args(argv)
+    grid = GRIDS[args.grid]
     configure_threads(1)
     rows = []
     for name in (args.sets.split(",") if args.sets else devsets.available()):
         data = devsets.load(name)
         questions = [q for q in data.half("tune") if q.has_evidence]
         index, _ = open_corpus_index(args.out / f"{name}.workdir", data.documents)
-        for values in itertools.product(*GRID.values()):
-            setting = dict(zip(GRID, values))
-            if setting["bridge_weight"] == 0 and values != tuple(v[0] for v in GRID.values()):
+        for values in itertools.product(*grid.values()):
+            setting = dict(zip(grid, values))
+            if setting.get("bridge_weight") == 0 and values != tuple(v[0] for v in grid.values()):
                 continue
             records = []
             for q in questions:
@@ -46,7 +53,7 @@ def main(argv=None) -> None:
             every = 100 * sum(r["all_evidence@5"] for r in records) / len(records)
             rows.append({"set": name, **setting, "recall@5": recall, "all_evidence@5": every})
             print(json.dumps(rows[-1]), flush=True)
-    (args.out / "sweep_bridges.json").write_text(json.dumps(rows, indent=1))
+    (args.out / f"sweep_{args.grid}.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -21,9 +21,9 @@ class RetrievalSettings:
     beam_width: int = 64
     max_branch: int = 16
     candidate_pool: int = 40       # |V_c hat|: query-relevant chunks the path chunks are filtered to
-    dense_weight: float = 1.0      # chunk ranking: query vs chunk+descriptions
+    dense_weight: float = 2.0      # chunk ranking: query vs chunk (best window); sweep_bridges.py --grid weights
     lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
-    graph_weight: float = 0.5      # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
+    graph_weight: float = 0.25     # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
     graph_idf: bool = True         # weight entity-chunk links by the entity's inverse chunk frequency
     bridge_weight: float = 1.5     # chunk ranking: reached through a bridge entity (0 = off)
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
