@@ -45,13 +45,14 @@ def paths_from_seed(graph: nx.Graph, seed: str, *, key_edges: dict[tuple[str, st
         return []
     start = Path((seed,), 1.0 if seed in answer_candidates else 0.0)
     found, frontier = [start], [start]
+    adjacency = graph._adj  # the plain dicts: networkx's views cost more than the search itself
     for _ in range(max_length):
         grown: list[Path] = []
         for path in frontier:
             last, visited = path.nodes[-1], set(path.nodes)
-            options = [(n, _step_gain(last, n, key_edges, answer_candidates))
-                       for n in graph.neighbors(last) if n not in visited]
-            options.sort(key=lambda o: (-o[1], -graph.edges[last, o[0]].get("weight", 1.0), o[0]))
+            near = adjacency[last]
+            options = [(n, _step_gain(last, n, key_edges, answer_candidates)) for n in near if n not in visited]
+            options.sort(key=lambda o: (-o[1], -near[o[0]].get("weight", 1.0), o[0]))
             grown.extend(Path(path.nodes + (n,), path.gain + g) for n, g in options[:max_branch])
         if not grown:
             break

@@ -135,11 +135,12 @@ class NetworkXGraphStore:
             if len(related) > len(depth):
                 hubs.append(u)
                 continue
-            for v in related:
-                if v in depth and v not in sub_adj[u]:
-                    e = raw[u][v]
-                    sub_adj[u][v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
-                                                     "keywords": e["keywords"]}
+            near, found = raw[u], sub_adj[u]
+            for v in filter(depth.__contains__, related):  # the membership test runs in C
+                if v not in found:
+                    e = near[v]
+                    found[v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
+                                                "keywords": e["keywords"]}
         for i, u in enumerate(hubs):
             adjacency = raw[u]
             for v in hubs[i + 1:]:
