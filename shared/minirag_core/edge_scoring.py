@@ -57,7 +57,8 @@ def score_edges(graph: nx.Graph, seeds: Iterable[str], answer_candidates: Iterab
         return {}
     reach = _reach(len(nodes), left, right, rows, hops)
     counts = (reach[left] | reach[right]).sum(axis=1)
-    return {(min(u, v), max(u, v)): int(counts[i]) for i in np.flatnonzero(counts) for u, v in (edges[i],)}
+    found = [(edges[i], int(counts[i])) for i in np.flatnonzero(counts).tolist()]
+    return {((u, v) if u <= v else (v, u)): c for (u, v), c in found}
 
 
 def key_edges(edge_scores: dict[tuple[str, str], int], top: int) -> dict[tuple[str, str], int]:
