@@ -6,8 +6,14 @@ for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records t
 heterogeneous graph the core builds (with the core's ``graph.add_chunk``, held in the core's
 ``NetworkXGraphStore`` as the ``GraphView``), and searches it with the core's ``InMemorySources``
 (entity-name, chunk and relation vectors embedded with a core ``Embedder``, BM25 over chunk
-texts). The snapshot is rebuilt when the store's node / relation ids change; vectors of
-texts seen before are reused, so a rebuild after an insert embeds only the new texts.
+texts). The snapshot is rebuilt when the store changes; vectors of texts seen before are
+reused, so a rebuild after an insert embeds only the new texts.
+
+A query does not read the store when nothing was written through the store object since the
+last snapshot (``store_watch`` counts the writes); only then is the store read and fingerprinted
+(node / relation ids, chunk texts) to tell whether the snapshot must be rebuilt. Writes that
+bypass the object (another process) need ``invalidate()``, or ``watch_writes=False`` (every
+query then reads and fingerprints the store).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, Extrac
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
+from .store_watch import watch, write_count
 
 __all__ = ["PropertyGraphSources", "GraphSnapshot"]
 
@@ -63,8 +70,11 @@ class PropertyGraphSources:
     """
 
     def __init__(self, graph_store: PropertyGraphStore, embed_model: Any = None, *,
-                 relation_label: str = RELATED, mention_label: str = MENTIONED_IN) -> None:
+                 relation_label: str = RELATED, mention_label: str = MENTIONED_IN,
+                 watch_writes: bool = True) -> None:
         self.graph_store = graph_store
+        self._watching = watch_writes and watch(graph_store)
+        self._seen_writes: int | None = None
         self.embedder: Embedder = as_core_embedder(embed_model)
         self.relation_label = relation_label
         self.mention_label = mention_label
@@ -112,17 +122,22 @@ class PropertyGraphSources:
         return nodes, triplets, f"{len(nodes)}:{len(triplets)}:{fingerprint & 0xFFFFFFFFFFFFFFFF:x}"
 
     def invalidate(self) -> None:
-        """Forget the snapshot (the next query rebuilds it); needed only if the store changed
-        without any node or relation id changing."""
+        """Forget the snapshot (the next query reads the store and rebuilds it): after writes
+        that bypassed the store object, or that changed no node or relation id."""
         with self._lock:
             self._snapshot = None
 
     def snapshot(self) -> GraphSnapshot:
-        """The current view of the store, rebuilt if the store changed since the last one."""
+        """The current view of the store, rebuilt if the store changed since the last one (read
+        only when a write went through the store object since then, or when not watching)."""
         with self._lock:
+            writes = write_count(self.graph_store) if self._watching else None
+            if self._snapshot is not None and writes is not None and writes == self._seen_writes:
+                return self._snapshot
             nodes, triplets, signature = self._read()
             if self._snapshot is None or self._snapshot.signature != signature:
                 self._snapshot = self._build(nodes, triplets, signature)
+            self._seen_writes = writes  # taken before reading: a write meanwhile shows next time
             return self._snapshot
 
     def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:

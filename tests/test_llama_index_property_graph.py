@@ -210,6 +210,26 @@ class CountingEmbedder:
         return self.inner.token_windows(text, size, overlap)
 
 
+def test_a_query_reads_the_store_only_after_a_write(pg_index, embed_model):
+    store = pg_index.property_graph_store
+    sources = PropertyGraphSources(store, embed_model)
+    first = sources.snapshot()
+    reads = []
+    original = store.get
+    store.get = lambda *args, **kwargs: reads.append(1) or original(*args, **kwargs)
+    try:
+        assert sources.snapshot() is first and sources.graph is first.graph and not reads
+        store.upsert_nodes([])  # any write through the store object, even one changing nothing
+        assert sources.snapshot() is first and len(reads) == 1  # read, same content: same snapshot
+        assert sources.snapshot() is first and len(reads) == 1
+        unwatched = PropertyGraphSources(store, embed_model, watch_writes=False)
+        unwatched.snapshot()
+        unwatched.snapshot()
+        assert len(reads) == 3  # without watching, every query reads the store
+    finally:
+        del store.get
+
+
 def test_retrievers_on_one_store_share_the_graph_vectors(pg_index, embedder, mapper):
     counting = CountingEmbedder(embedder)
     first = MiniRAGRetriever.from_property_graph(pg_index, embed_model=counting, query_mapper=mapper, mode="naive")

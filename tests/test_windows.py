@@ -165,3 +165,17 @@ def test_bf16_torch_batches_match_float32_vectors(monkeypatch) -> None:
     assert SentenceTransformerEmbedder().precision == "float32"
     monkeypatch.setenv("MINIRAG_EMBED_BF16", "1")
     assert SentenceTransformerEmbedder().precision == "bfloat16-autocast"
+
+
+def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:
+    from minirag_core.storage.chroma_store import ChromaVectorStore
+    from minirag_core.vectors import ENTITIES, VectorIndex
+
+    names = ["Marta Olsen", "north pier", "brass telescope", "community garden", "Lunar New Year", "Wi-Fi"]
+    index = VectorIndex(ChromaVectorStore(None), embedder, entity_limit=2)  # 6 entities: in the ANN index
+    index.upsert(ENTITIES, [n.lower() for n in names], names, [{"name": n} for n in names])
+    assert not index.in_memory(ENTITIES)
+    queries = embedder.embed(["the lighthouse keeper", "a telescope", "garden volunteers"])
+    batched = index.nearest_many(ENTITIES, queries, 3)
+    assert batched == [index.nearest(ENTITIES, q, 3) for q in queries]
+    assert batched[1][0][0] == "brass telescope" and all(len(found) == 3 for found in batched)

@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from .scores import ScoreTable
+import numpy as np
+
+from .scores import ScoreTable, same_ids
 from .scores import top_ids as top_ids
 
 
@@ -31,9 +33,16 @@ def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> 
     return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
 
 
-def query_relevance(dense: Mapping[str, float], lexical: dict[str, float],
+def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
                     weights: RankWeights) -> Mapping[str, float]:
-    """Query-chunk relevance without the graph: dense similarity plus normalised BM25."""
+    """Query-chunk relevance without the graph: dense similarity plus normalised BM25
+    (``lexical`` may be a ``ScoreTable`` holding 0 for chunks without a shared term)."""
+    if isinstance(lexical, ScoreTable):
+        if isinstance(dense, ScoreTable) and same_ids(dense, lexical):  # one array operation
+            peak = lexical.values.max(initial=0.0)
+            scaled = lexical.values / peak if peak > 0 else np.zeros(len(lexical.values))
+            return ScoreTable(dense.ids, weights.dense * dense.values + weights.lexical * scaled, dense.position)
+        lexical = {lexical.ids[i]: float(lexical.values[i]) for i in np.flatnonzero(lexical.values > 0)}
     lexical_n = max_normalised(lexical)
     if isinstance(dense, ScoreTable):  # one array operation instead of a dict over every chunk
         table = dense.plus(lexical_n, weights.lexical, weights.dense)

@@ -7,6 +7,7 @@ where G_{e,k} is everything within k hops of either endpoint of e.
 
 from __future__ import annotations
 
+import heapq
 from typing import Iterable
 
 import networkx as nx
@@ -14,47 +15,52 @@ import numpy as np
 from scipy import sparse
 
 
-def anchor_reach(graph: nx.Graph, anchors: Iterable[str], hops: int) -> tuple[list[str], np.ndarray]:
-    """Which anchors reach each node within ``hops`` edges: (nodes, boolean matrix nodes x anchors).
-
-    Computed as ``(I + A)^hops @ X`` with a sparse adjacency matrix, one product per hop.
-    """
-    nodes = list(graph.nodes)
+def _edge_arrays(graph: nx.Graph) -> tuple[list[str], list[tuple[str, str]], np.ndarray, np.ndarray]:
+    """Nodes, edges, and each edge's endpoint rows (read straight from the adjacency dicts)."""
+    nodes = list(graph._adj)
     position = {node: i for i, node in enumerate(nodes)}
-    anchor_list = [a for a in dict.fromkeys(anchors) if a in position]
-    reach = np.zeros((len(nodes), len(anchor_list)), dtype=np.float32)
-    for column, anchor in enumerate(anchor_list):
-        reach[position[anchor], column] = 1.0
-    if not anchor_list or not nodes:
-        return nodes, reach.astype(bool)
-    rows, cols = [], []
-    for u, v in graph.edges():
-        rows += [position[u], position[v]]
-        cols += [position[v], position[u]]
-    step = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(nodes), len(nodes)))
-    step = step + sparse.identity(len(nodes), dtype=np.float32, format="csr")
+    edges = [(u, v) for u, near in graph._adj.items() for v in near if position[u] <= position[v]]
+    left = np.fromiter((position[u] for u, _ in edges), dtype=np.int64, count=len(edges))
+    right = np.fromiter((position[v] for _, v in edges), dtype=np.int64, count=len(edges))
+    return nodes, edges, left, right
+
+
+def _reach(n_nodes: int, left: np.ndarray, right: np.ndarray, anchor_rows: list[int], hops: int) -> np.ndarray:
+    """Boolean matrix nodes x anchors: ``(I + A)^hops @ X`` with a sparse adjacency matrix."""
+    reach = np.zeros((n_nodes, len(anchor_rows)), dtype=np.float32)
+    reach[anchor_rows, np.arange(len(anchor_rows))] = 1.0
+    if not anchor_rows or not n_nodes:
+        return reach.astype(bool)
+    loops = np.arange(n_nodes)
+    rows, cols = np.concatenate([left, right, loops]), np.concatenate([right, left, loops])
+    step = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n_nodes, n_nodes))
     for _ in range(hops):
         reach = np.minimum(step @ reach, 1.0)
-    return nodes, reach.astype(bool)
+    return reach.astype(bool)
+
+
+def anchor_reach(graph: nx.Graph, anchors: Iterable[str], hops: int) -> tuple[list[str], np.ndarray]:
+    """Which anchors reach each node within ``hops`` edges: (nodes, boolean matrix nodes x anchors)."""
+    nodes, _, left, right = _edge_arrays(graph)
+    position = {node: i for i, node in enumerate(nodes)}
+    rows = [position[a] for a in dict.fromkeys(anchors) if a in position]
+    return nodes, _reach(len(nodes), left, right, rows, hops)
 
 
 def score_edges(graph: nx.Graph, seeds: Iterable[str], answer_candidates: Iterable[str],
                 hops: int) -> dict[tuple[str, str], int]:
     """Eq. 2 for every edge of ``graph``: distinct seed/answer nodes within ``hops`` of the edge."""
-    nodes, reach = anchor_reach(graph, [*seeds, *answer_candidates], hops)
-    if reach.shape[1] == 0:
-        return {}
+    nodes, edges, left, right = _edge_arrays(graph)
     position = {node: i for i, node in enumerate(nodes)}
-    edges = list(graph.edges())
-    if not edges:
+    rows = [position[a] for a in dict.fromkeys([*seeds, *answer_candidates]) if a in position]
+    if not rows or not edges:
         return {}
-    left = np.fromiter((position[u] for u, _ in edges), dtype=np.int64, count=len(edges))
-    right = np.fromiter((position[v] for _, v in edges), dtype=np.int64, count=len(edges))
+    reach = _reach(len(nodes), left, right, rows, hops)
     counts = (reach[left] | reach[right]).sum(axis=1)
-    return {(min(u, v), max(u, v)): int(c) for (u, v), c in zip(edges, counts) if c}
+    found = [(edges[i], int(counts[i])) for i in np.flatnonzero(counts).tolist()]
+    return {((u, v) if u <= v else (v, u)): c for (u, v), c in found}
 
 
 def key_edges(edge_scores: dict[tuple[str, str], int], top: int) -> dict[tuple[str, str], int]:
     """The top-ranked edges (ties broken by id, so the choice is deterministic)."""
-    ranked = sorted(edge_scores.items(), key=lambda item: (-item[1], item[0]))
-    return dict(ranked[:top])
+    return dict(heapq.nsmallest(top, edge_scores.items(), key=lambda item: (-item[1], item[0])))

@@ -11,6 +11,7 @@ import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenized
 
+from .scores import ScoreTable
 from .temporal import with_temporal_tokens
 
 # bm25s sets its own logger to DEBUG on import, which floods any application's log handlers
@@ -29,6 +30,7 @@ class LexicalChunkIndex:
         self._lock = threading.Lock()
         self._ids: list[str] = []
         self._model: bm25s.BM25 | None = None
+        self._position: dict[str, int] = {}
         self._tokens: dict[str, list[int]] = {}
         self._vocab: dict[str, int] = {}
 
@@ -55,8 +57,9 @@ class LexicalChunkIndex:
         if ids:
             model = bm25s.BM25()
             model.index(Tokenized(ids=[self._tokens[i] for i in ids], vocab=dict(self._vocab)), show_progress=False)
+        position = {c: i for i, c in enumerate(ids)}
         with self._lock:
-            self._ids, self._model = ids, model
+            self._ids, self._model, self._position = ids, model, position
 
     def mark_stale(self) -> None:
         """The chunks changed: the next ``refresh`` rebuilds (keeping the tokens it has)."""
@@ -69,12 +72,19 @@ class LexicalChunkIndex:
 
     def scores(self, query: str) -> dict[str, float]:
         """BM25 score of every chunk that shares a term with the query."""
-        with self._lock:
-            ids, model = self._ids, self._model
-        if model is None:
+        table = self.table(query)
+        if table is None:
             return {}
+        return {table.ids[i]: float(table.values[i]) for i in np.flatnonzero(table.values > 0)}
+
+    def table(self, query: str) -> ScoreTable | None:
+        """BM25 score of every indexed chunk (0 where no term is shared), as one array; None
+        when nothing is indexed or the query has no term."""
+        with self._lock:
+            ids, model, position = self._ids, self._model, self._position
+        if model is None:
+            return None
         tokens = bm25s.tokenize([with_temporal_tokens(query)], stopwords="en", show_progress=False, return_ids=False)[0]
         if not tokens:
-            return {}
-        values = np.asarray(model.get_scores(tokens))
-        return {ids[i]: float(values[i]) for i in np.flatnonzero(values > 0)}
+            return None
+        return ScoreTable(ids, np.asarray(model.get_scores(tokens), dtype=np.float64), position)

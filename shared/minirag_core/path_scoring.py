@@ -10,6 +10,7 @@ cannot explode it.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import networkx as nx
@@ -33,10 +34,6 @@ def path_score(seed_similarity: float, gain: float) -> float:
     return seed_similarity * (1.0 + gain)
 
 
-def _step_gain(last: str, nxt: str, key_edges: dict[tuple[str, str], float], answers: set[str]) -> float:
-    return key_edges.get((min(last, nxt), max(last, nxt)), 0.0) + (1.0 if nxt in answers else 0.0)
-
-
 def paths_from_seed(graph: nx.Graph, seed: str, *, key_edges: dict[tuple[str, str], float],
                     answer_candidates: set[str], max_length: int, beam_width: int = 64,
                     max_branch: int = 16) -> list[Path]:
@@ -45,18 +42,22 @@ def paths_from_seed(graph: nx.Graph, seed: str, *, key_edges: dict[tuple[str, st
         return []
     start = Path((seed,), 1.0 if seed in answer_candidates else 0.0)
     found, frontier = [start], [start]
+    adjacency = graph._adj  # the plain dicts: networkx's views cost more than the search itself
+    key_near: dict[str, dict[str, float]] = {}  # key-edge scores by endpoint: no (min, max) per step
+    for (a, b), score in key_edges.items():
+        key_near.setdefault(a, {})[b] = key_near.setdefault(b, {})[a] = score
     for _ in range(max_length):
         grown: list[Path] = []
         for path in frontier:
             last, visited = path.nodes[-1], set(path.nodes)
-            options = [(n, _step_gain(last, n, key_edges, answer_candidates))
-                       for n in graph.neighbors(last) if n not in visited]
-            options.sort(key=lambda o: (-o[1], -graph.edges[last, o[0]].get("weight", 1.0), o[0]))
+            near, keyed = adjacency[last], key_near.get(last, {})
+            options = [(n, keyed.get(n, 0.0) + (1.0 if n in answer_candidates else 0.0))
+                       for n in near if n not in visited]
+            options.sort(key=lambda o: (-o[1], -near[o[0]].get("weight", 1.0), o[0]))
             grown.extend(Path(path.nodes + (n,), path.gain + g) for n, g in options[:max_branch])
         if not grown:
             break
-        grown.sort(key=lambda p: (-p.gain, len(p.nodes), p.nodes))
-        frontier = grown[:beam_width]
+        frontier = heapq.nsmallest(beam_width, grown, key=lambda p: (-p.gain, len(p.nodes), p.nodes))
         found.extend(frontier)
     return found
 

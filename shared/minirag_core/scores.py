@@ -16,16 +16,21 @@ _controller: Any = None
 _controller_lock = threading.Lock()
 
 
-def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector`` on one BLAS thread: a query's product is memory-bound, and on a
-    busy machine BLAS's worker threads wait on descheduled peers (5-8x slower measured)."""
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread: a query's products are small, and on a busy
+    machine BLAS's worker threads wait on descheduled peers (5-25x slower measured)."""
     global _controller
     if _controller is None:
         from threadpoolctl import ThreadpoolController
 
         with _controller_lock:
             _controller = _controller or ThreadpoolController()
-    with _controller.limit(limits=1, user_api="blas"):
+    return _controller.limit(limits=1, user_api="blas")
+
+
+def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` on one BLAS thread (memory-bound: more threads only wait)."""
+    with one_blas_thread():
         return matrix @ vector
 
 
@@ -85,3 +90,18 @@ def top_ids(scores: Mapping[str, float], n: int) -> list[str]:
     if isinstance(scores, ScoreTable):
         return scores.top(n)
     return [c for c, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+_last_match: tuple[Any, Any, bool] = (None, None, False)
+
+
+def same_ids(a: ScoreTable, b: ScoreTable) -> bool:
+    """Whether two tables hold the same ids in the same order (the last answer is kept: the id
+    lists of a store's tables live as long as the store is unchanged)."""
+    global _last_match
+    first, second, same = _last_match
+    if first is a.ids and second is b.ids:
+        return same
+    same = a.ids is b.ids or (len(a.ids) == len(b.ids) and list(a.ids) == list(b.ids))
+    _last_match = (a.ids, b.ids, same)
+    return same

@@ -4,9 +4,16 @@ candidates V_a (entities of a predicted answer type near the seeds)."""
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from .names import normalize_entity_name
 from .retrieval.sources import RetrievalSources
+
+
+def nearest_entities(sources: RetrievalSources, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+    """``sources.nearest_entities`` for each vector, in one call where the sources batch them."""
+    many = getattr(sources, "nearest_entities_many", None)
+    return many(vectors, k) if many is not None else [sources.nearest_entities(v, k) for v in vectors]
 
 
 def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k: int,
@@ -19,8 +26,8 @@ def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k:
         return {}
     vectors = sources.embedder.embed(query_entities)
     seeds: dict[str, dict[str, float]] = {}
-    for query_entity, vector in zip(query_entities, vectors):
-        found = {eid: sim for eid, sim in sources.nearest_entities(vector, top_k) if sim >= min_similarity}
+    for query_entity, nearest in zip(query_entities, nearest_entities(sources, vectors, top_k)):
+        found = {eid: sim for eid, sim in nearest if sim >= min_similarity}
         exact = normalize_entity_name(query_entity)
         if exact and sources.graph.entity(exact) is not None:
             found[exact] = 1.0

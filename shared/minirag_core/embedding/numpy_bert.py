@@ -8,9 +8,12 @@ with it to about 1e-6 in cosine similarity (tested).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
+
+from ..scores import one_blas_thread
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -19,10 +22,34 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
+#: a Python float: a NumPy float64 scalar would turn float32 arrays into float64 (NEP 50), and
+#: every later product would then convert its weights to float64 (5-10x slower)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
     from scipy.special import erf
 
-    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+    return 0.5 * x * (1.0 + erf(x * _INV_SQRT2))
+
+
+#: padding a batch may add (in tokens) before a longer text starts a new batch instead
+_PADDING_SLACK = 8
+
+
+def _length_batches(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Split ``order`` (rows by ascending token length) into batches of at most ``batch_size``
+    whose padding to their longest row stays within ``_PADDING_SLACK`` tokens."""
+    batches: list[list[int]] = []
+    rows: list[int] = []
+    total = 0
+    for i in order:
+        if rows and (len(rows) >= batch_size or (len(rows) + 1) * lengths[i] - (total + lengths[i]) > _PADDING_SLACK):
+            batches.append(rows)
+            rows, total = [], 0
+        rows.append(i)
+        total += lengths[i]
+    return batches + [rows] if rows else batches
 
 
 class NumpyBertEncoder:
@@ -50,14 +77,16 @@ class NumpyBertEncoder:
         return x @ self._w(f"{name}.weight").T + self._w(f"{name}.bias")
 
     def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
-        """Vectors of ``texts``, encoded in batches of similar length (little padding)."""
+        """Vectors of ``texts``, on one BLAS thread, in batches of similar token length: a
+        question and its short entity names are not padded to one length."""
         if not texts:
             return np.zeros((0, self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
         out = np.empty((len(texts), self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            out[rows] = self._encode([texts[i] for i in rows])
+        with one_blas_thread():
+            for rows in _length_batches(order, lengths, batch_size):
+                out[rows] = self._encode([texts[i] for i in rows])
         return out
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -82,7 +111,7 @@ class NumpyBertEncoder:
             q = split(self._linear(x, f"{p}.attention.self.query"))
             k = split(self._linear(x, f"{p}.attention.self.key"))
             v = split(self._linear(x, f"{p}.attention.self.value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head) + bias
+            scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head)) + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             attention = (scores / scores.sum(axis=-1, keepdims=True)) @ v
             attention = attention.transpose(0, 2, 1, 3).reshape(n, length, hidden)

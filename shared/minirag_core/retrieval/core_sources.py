@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
 from ..embedding.base import Embedder
@@ -28,14 +30,20 @@ class CoreSources:
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
 
+    def nearest_entities_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+        """``nearest_entities`` for several vectors (one vector-store call past the ANN threshold)."""
+        return [[(i, s) for i, s, _ in found] for found in self.vectors.nearest_many(ENTITIES, vectors, k)]
+
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)
 
-    def chunk_lexical_scores(self, query: str) -> dict[str, float]:
+    def chunk_lexical_scores(self, query: str) -> Mapping[str, float]:
+        """BM25 scores as a ``ScoreTable`` over every chunk (0 where no term is shared)."""
         lexical = self.lexical
         if not lexical.is_built:
             lexical.refresh(self.graph.chunk_ids(), lambda ids: {c: a["text"] for c, a in self.graph.chunks(ids).items()})
-        return lexical.scores(query)
+        table = lexical.table(query)
+        return {} if table is None else table
 
     def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         return [(m["source"], m["target"], s) for _, s, m in self.vectors.nearest(RELATIONS, vector, k)

@@ -15,6 +15,7 @@ from collections import defaultdict
 from typing import Any, Mapping
 
 from ..chunk_ranking import max_normalised, specificity, top_ids
+from ..seed_selection import nearest_entities
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, RetrievalResult
 from .common import considered, materialise
@@ -40,8 +41,8 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     entities: dict[str, float] = {}
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     low_level = mapping.entities or [query]
-    for vector in sources.embedder.embed(low_level):
-        for entity_id, similarity in sources.nearest_entities(vector, LIGHT_ENTITIES_PER_KEYWORD):
+    for nearest in nearest_entities(sources, sources.embedder.embed(low_level), LIGHT_ENTITIES_PER_KEYWORD):
+        for entity_id, similarity in nearest:
             # rounded: vector stores differ in the last float digits, and ties must break alike
             entities[entity_id] = max(round(similarity, 5), entities.get(entity_id, 0.0))
     dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])

@@ -28,6 +28,7 @@ class NetworkXGraphStore:
         self.lock = threading.RLock()
         self.graph = nx.Graph()
         self._strongest: dict[str, list[str]] = {}
+        self._relation_sets: dict[str, frozenset[str]] = {}
         self._chunk_links: dict[str, dict[str, str]] = {}
         self._subject_index: dict[str, list[str]] | None = None
         self._files = GraphFiles(path) if path is not None else None
@@ -52,6 +53,7 @@ class NetworkXGraphStore:
         """Forget what was derived from the graph; the index calls this after every write."""
         with self.lock:
             self._strongest = {}
+            self._relation_sets = {}
             self._chunk_links = {}
             self._subject_index = None
 
@@ -93,6 +95,13 @@ class NetworkXGraphStore:
             self._strongest[node] = found
         return found
 
+    def _relation_set(self, node: str) -> frozenset[str]:
+        """A node's relation neighbours as a set (cached until the next write)."""
+        found = self._relation_sets.get(node)
+        if found is None:
+            found = self._relation_sets[node] = frozenset(self._strongest_relations(node))
+        return found
+
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
                         max_neighbors: int = 40) -> nx.Graph:
         """Breadth-first from the seeds over relation edges; each node contributes at most
@@ -130,16 +139,18 @@ class NetworkXGraphStore:
         # Each edge is found from an endpoint whose relation list is shorter than the subgraph;
         # edges between two hubs (longer lists) are looked up pairwise.
         hubs = []
+        members = set(depth)
         for u in depth:
-            related = self._strongest_relations(u)
+            related = self._relation_set(u)
             if len(related) > len(depth):
                 hubs.append(u)
                 continue
-            for v in related:
-                if v in depth and v not in sub_adj[u]:
-                    e = raw[u][v]
-                    sub_adj[u][v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
-                                                     "keywords": e["keywords"]}
+            near, found = raw[u], sub_adj[u]
+            for v in related & members:  # intersected in C, over the smaller set
+                if v not in found:
+                    e = near[v]
+                    found[v] = sub_adj[v][u] = {"weight": e["weight"], "description": e["description"],
+                                                "keywords": e["keywords"]}
         for i, u in enumerate(hubs):
             adjacency = raw[u]
             for v in hubs[i + 1:]:
