@@ -50,7 +50,9 @@ ZYGOTE = textwrap.dedent(r'''
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
     import chromadb  # imported, no client before the fork
 
-    EMBEDDER = SentenceTransformerEmbedder()   # loads weights; no inference before fork
+    # loads weights, no inference before fork; float32, since a bfloat16 vector also depends
+    # slightly on its batch and the resumed index is compared with a clean one to 1e-5
+    EMBEDDER = SentenceTransformerEmbedder(bf16=False)
     DOCS = [Document(**d) for d in json.load(open(sys.argv[1]))]
 
     def say(*parts):

@@ -35,7 +35,12 @@ def _assert_same_vectors(a: dict, b: dict) -> None:
             np.testing.assert_allclose(a[collection][key], b[collection][key], atol=1e-5)
 
 
-def test_inserts_and_deletes_equal_a_fresh_build(tmp_path, embedder, lihua_docs):
+def test_inserts_and_deletes_equal_a_fresh_build(tmp_path, lihua_docs):
+    # float32: under bfloat16 autocast a vector also depends (cosine >= 0.9999) on which texts
+    # share its batch, and this test compares an incremental index with a fresh one to 1e-5
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder(bf16=False)
     docs = lihua_docs[:12]
     index = MiniRAGIndex(tmp_path / "incremental", embedder=embedder)
     index.insert(docs[:6])
