@@ -78,3 +78,13 @@ def test_ann_path_agrees_with_exact_path_when_threshold_forced_low() -> None:
     approximate = run()
     assert approximate == exact
     assert all(len(ids) == 5 for ids in exact.values())
+
+
+def test_a_score_table_is_a_whole_mapping() -> None:
+    """Code written for the dicts a table replaced keeps working: ``values()``, ``keys()``,
+    ``items()`` and ``max(table.values())`` as on a dict."""
+    table = _table(20, 1)
+    as_dict = dict(table.items())
+    assert list(table.values()) == list(as_dict.values())
+    assert list(table.keys()) == list(as_dict)
+    assert max(table.values()) == max(as_dict.values())

@@ -39,10 +39,10 @@ def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
     (``lexical`` may be a ``ScoreTable`` holding 0 for chunks without a shared term)."""
     if isinstance(lexical, ScoreTable):
         if isinstance(dense, ScoreTable) and same_ids(dense, lexical):  # one array operation
-            peak = lexical.values.max(initial=0.0)
-            scaled = lexical.values / peak if peak > 0 else np.zeros(len(lexical.values))
-            return ScoreTable(dense.ids, weights.dense * dense.values + weights.lexical * scaled, dense.position)
-        lexical = {lexical.ids[i]: float(lexical.values[i]) for i in np.flatnonzero(lexical.values > 0)}
+            peak = lexical.scores.max(initial=0.0)
+            scaled = lexical.scores / peak if peak > 0 else np.zeros(len(lexical.scores))
+            return ScoreTable(dense.ids, weights.dense * dense.scores + weights.lexical * scaled, dense.position)
+        lexical = {lexical.ids[i]: float(lexical.scores[i]) for i in np.flatnonzero(lexical.scores > 0)}
     lexical_n = max_normalised(lexical)
     if isinstance(dense, ScoreTable):  # one array operation instead of a dict over every chunk
         table = dense.plus(lexical_n, weights.lexical, weights.dense)

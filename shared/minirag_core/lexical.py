@@ -75,7 +75,7 @@ class LexicalChunkIndex:
         table = self.table(query)
         if table is None:
             return {}
-        return {table.ids[i]: float(table.values[i]) for i in np.flatnonzero(table.values > 0)}
+        return {table.ids[i]: float(table.scores[i]) for i in np.flatnonzero(table.scores > 0)}
 
     def table(self, query: str) -> ScoreTable | None:
         """BM25 score of every indexed chunk (0 where no term is shared), as one array; None

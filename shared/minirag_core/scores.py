@@ -39,15 +39,15 @@ class ScoreTable(Mapping[str, float]):
 
     def __init__(self, ids: Sequence[str], values: np.ndarray, position: Mapping[str, int] | None = None) -> None:
         self.ids = ids
-        self.values = np.asarray(values, dtype=np.float64)
+        self.scores = np.asarray(values, dtype=np.float64)
         self.position = position if position is not None else {c: i for i, c in enumerate(ids)}
 
     def __getitem__(self, key: str) -> float:
-        return float(self.values[self.position[key]])
+        return float(self.scores[self.position[key]])
 
     def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
         row = self.position.get(key)
-        return default if row is None else float(self.values[row])
+        return default if row is None else float(self.scores[row])
 
     def __contains__(self, key: object) -> bool:
         return key in self.position
@@ -64,7 +64,7 @@ class ScoreTable(Mapping[str, float]):
         n = min(n, size)
         if n <= 0:
             return []
-        values = self.values
+        values = self.scores
         if n < size:  # every row tied with the n-th best stays a candidate, so ties break by id
             threshold = np.partition(values, size - n)[size - n]
             rows = np.flatnonzero(values >= threshold)
@@ -82,7 +82,7 @@ class ScoreTable(Mapping[str, float]):
             if row is None:
                 return None
             extra[row] = value
-        return ScoreTable(self.ids, own_weight * self.values + weight * extra, self.position)
+        return ScoreTable(self.ids, own_weight * self.scores + weight * extra, self.position)
 
 
 def top_ids(scores: Mapping[str, float], n: int) -> list[str]:
