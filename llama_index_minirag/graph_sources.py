@@ -10,10 +10,13 @@ texts). The snapshot is rebuilt when the store changes; vectors of texts seen be
 reused, so a rebuild after an insert embeds only the new texts.
 
 A query does not read the store when nothing was written through the store object since the
-last snapshot (``store_watch`` counts the writes); only then is the store read and fingerprinted
-(node / relation ids, chunk texts) to tell whether the snapshot must be rebuilt. Writes that
-bypass the object (another process) need ``invalidate()``, or ``watch_writes=False`` (every
-query then reads and fingerprints the store).
+last snapshot (``store_watch`` counts and journals the writes). After inserts of new chunks it
+reads only their neighbourhood (``get(ids=...)`` for the chunk nodes, ``get_triplets(ids=...)``
+for their mentions and relations) and extends a copy of the snapshot. After any other write
+(a delete, a chunk written again) the whole store is read and fingerprinted (node / relation
+ids, chunk texts) to tell whether the snapshot must be rebuilt. Writes that bypass the object
+(another process) need ``invalidate()``, or ``watch_writes=False`` (every query then reads and
+fingerprints the store).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, Extrac
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
-from .store_watch import watch, write_count
+from .store_watch import Write, watch, write_count, writes_since
 
 __all__ = ["PropertyGraphSources", "GraphSnapshot"]
 
@@ -132,19 +135,27 @@ class PropertyGraphSources:
         only when a write went through the store object since then, or when not watching)."""
         with self._lock:
             writes = write_count(self.graph_store) if self._watching else None
-            if self._snapshot is not None and writes is not None and writes == self._seen_writes:
-                return self._snapshot
+            if self._snapshot is not None and writes is not None and self._seen_writes is not None:
+                if writes == self._seen_writes:
+                    return self._snapshot
+                since = writes_since(self.graph_store, self._seen_writes)
+                extended = self._extend(self._snapshot, since) if since is not None else None
+                if extended is not None:
+                    self._snapshot, self._seen_writes = extended, self._seen_writes + len(since)
+                    return extended
             nodes, triplets, signature = self._read()
             if self._snapshot is None or self._snapshot.signature != signature:
                 self._snapshot = self._build(nodes, triplets, signature)
             self._seen_writes = writes  # taken before reading: a write meanwhile shows next time
             return self._snapshot
 
-    def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:
+    def _records(self, nodes: list[Any], triplets: list[Any]) -> list[tuple[ChunkNode, ExtractionResult]]:
+        """Each chunk node (in the store's order) with the extraction its relations record."""
         chunk_nodes = {n.id: n for n in nodes if isinstance(n, ChunkNode)}
         entity_nodes = {n.id: n for n in nodes if isinstance(n, EntityNode)}
         entities: dict[str, list[tuple[int, ExtractedEntity]]] = defaultdict(list)
         relations: dict[str, list[ExtractedRelation]] = defaultdict(list)
+        stashed: dict[str, list[tuple[tuple[int, int], ExtractedRelation]]] = defaultdict(list)
         stash_seen: set[str] = set()
         fallback_relations: list[tuple[Any, Any, Any]] = []
         for source, relation, target in triplets:
@@ -161,14 +172,17 @@ class PropertyGraphSources:
                     name=name, type=str(entity_type), description=str(props.get("description", "")))))
                 if "chunk_relations" in props:
                     stash_seen.add(target.id)
-                    for other, description, keywords, weight in json.loads(props["chunk_relations"]):
-                        relations[target.id].append(ExtractedRelation(
+                    for i, (other, description, keywords, weight) in enumerate(json.loads(props["chunk_relations"])):
+                        stashed[target.id].append(((int(props.get("position", 0)), i), ExtractedRelation(
                             source=name, target=other, description=description, keywords=keywords,
-                            weight=float(weight)))
+                            weight=float(weight))))
             elif relation.label == self.relation_label:
                 fallback_relations.append((source, relation, target))
+        for chunk_id, found in stashed.items():  # in the extraction's order, whatever the store's
+            relations[chunk_id] = [r for _, r in sorted(found, key=lambda pr: pr[0])]
         # stores without the stash (or graphs from an older writer): use the relations as stored,
         # attributed to the chunk that wrote them
+        fallback_relations.sort(key=lambda t: (t[0].id, t[2].id))
         for source, relation, target in fallback_relations:
             props = relation.properties or {}
             chunk_id = props.get("triplet_source_id")
@@ -177,25 +191,34 @@ class PropertyGraphSources:
                     source=getattr(source, "name", source.id), target=getattr(target, "name", target.id),
                     description=str(props.get("description", "")), keywords=str(props.get("keywords", "")),
                     weight=float(props.get("weight", 1.0))))
-
-        g = nx.Graph()
-        llama_nodes: dict[str, BaseNode] = {}
-        doc_metadata: dict[str, dict[str, Any]] = {}
-        # chunks in the store's order (insertion order for SimplePropertyGraphStore, as in the
-        # core), so ties among equally frequent names in the type pool break the same way
+        records = []
         for chunk_id, chunk_node in chunk_nodes.items():
-            llama = self._llama_node(chunk_node)
-            llama_nodes[chunk_id] = llama
-            doc_id = llama.ref_doc_id or chunk_id
-            doc_metadata.setdefault(doc_id, dict(llama.metadata))
             # resolve relation endpoints named by entity id to that chunk's display name
             names = {normalize_entity_name(e.name): e.name for _, e in entities.get(chunk_id, [])}
-            extraction = ExtractionResult(
+            records.append((chunk_node, ExtractionResult(
                 entities=[e for _, e in sorted(entities.get(chunk_id, []), key=lambda pe: pe[0])],
                 relations=[ExtractedRelation(r.source, names.get(r.target, r.target), r.description, r.keywords,
-                                             r.weight) for r in relations.get(chunk_id, [])])
+                                             r.weight) for r in relations.get(chunk_id, [])])))
+        return records
+
+    def _snapshot_of(self, g: nx.Graph, records: list[tuple[ChunkNode, ExtractionResult]],
+                     llama_nodes: dict[str, BaseNode], doc_metadata: dict[str, dict[str, Any]],
+                     signature: str) -> GraphSnapshot:
+        """Add ``records`` to ``g`` (chunks in the store's order, as in the core, so ties among
+        equally frequent names in the type pool break the same way) and search the result."""
+        for chunk_node, extraction in records:
+            entity_ids, edges = graph_ops.extraction_ids(extraction)
+            for entity_id in [e for e in entity_ids if e in g]:  # records shared with the previous snapshot's graph
+                g.nodes[entity_id]["sources"] = dict(g.nodes[entity_id]["sources"])
+            for u, v in edges:
+                if g.has_edge(u, v):
+                    g.edges[u, v]["sources"] = dict(g.edges[u, v]["sources"])
+            llama = self._llama_node(chunk_node)
+            llama_nodes[chunk_node.id] = llama
+            doc_id = llama.ref_doc_id or chunk_node.id
+            doc_metadata.setdefault(doc_id, dict(llama.metadata))
             text = chunk_node.text
-            chunk = Chunk(id=chunk_id, doc_id=doc_id, order=int(llama.start_char_idx or 0), text=text,
+            chunk = Chunk(id=chunk_node.id, doc_id=doc_id, order=int(llama.start_char_idx or 0), text=text,
                           n_tokens=self.embedder.count_tokens(text))
             graph_ops.add_chunk(g, chunk, extraction)
         store = NetworkXGraphStore(None)
@@ -203,6 +226,37 @@ class PropertyGraphSources:
         # self._vectors is possibly shared with other sources over the same store
         vectors = embed_graph(g, self.embedder, self._vectors)
         return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)
+
+    def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:
+        return self._snapshot_of(nx.Graph(), self._records(nodes, triplets), {}, {}, signature)
+
+    def _extend(self, snapshot: GraphSnapshot, writes: list[Write]) -> GraphSnapshot | None:
+        """``snapshot`` plus the chunks ``writes`` inserted, reading only their neighbourhood
+        (the chunk nodes and their relations); None when the writes did anything else (a
+        delete, a chunk written again, a mention of an older chunk): read the whole store."""
+        if not all(w.known for w in writes):
+            return None
+        new_chunks = list(dict.fromkeys(c for w in writes for c in w.chunks))
+        known = snapshot.graph.graph
+        if any(c in known for c in new_chunks):
+            return None
+        mentions = [(s, t) for w in writes for label, s, t in w.relations if label == self.mention_label]
+        if any(t not in new_chunks for _, t in mentions):
+            return None
+        if not new_chunks:  # nothing a snapshot holds was written (entity nodes only, or nothing)
+            return snapshot
+        touched = sorted(set(new_chunks) | {s for s, _ in mentions})
+        nodes = [n for n in self.graph_store.get(ids=new_chunks) if isinstance(n, ChunkNode)]
+        triplets = self.graph_store.get_triplets(ids=touched, relation_names=[self.mention_label,
+                                                                               self.relation_label])
+        chunk_set = set(new_chunks)
+        triplets = [t for t in triplets if t[2].id in chunk_set
+                    or (t[1].properties or {}).get("triplet_source_id") in chunk_set]
+        by_id = {n.id: n for n in nodes}
+        ordered = [by_id[c] for c in new_chunks if c in by_id]
+        return self._snapshot_of(known.copy(), self._records(ordered, triplets), dict(snapshot.llama_nodes),
+                                 {k: dict(v) for k, v in snapshot.doc_metadata.items()},
+                                 f"{snapshot.signature}+{len(new_chunks)}")
 
     @staticmethod
     def _llama_node(chunk_node: ChunkNode) -> BaseNode:

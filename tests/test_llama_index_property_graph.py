@@ -210,24 +210,97 @@ class CountingEmbedder:
         return self.inner.token_windows(text, size, overlap)
 
 
+class ReadSpy:
+    """Records the reads made through a store object: whole-store reads apart."""
+
+    def __init__(self, store):
+        self.store, self.calls = store, []
+        for name in ("get", "get_triplets"):
+            original = getattr(store, name)
+            setattr(store, name, self._recording(name, original))
+
+    def _recording(self, name, original):
+        def read(*args, **kwargs):
+            self.calls.append((name, kwargs.get("ids")))
+            return original(*args, **kwargs)
+        return read
+
+    def whole_reads(self) -> int:
+        return sum(1 for _, ids in self.calls if not ids)
+
+    def close(self):
+        del self.store.get, self.store.get_triplets
+
+
 def test_a_query_reads_the_store_only_after_a_write(pg_index, embed_model):
     store = pg_index.property_graph_store
     sources = PropertyGraphSources(store, embed_model)
     first = sources.snapshot()
-    reads = []
-    original = store.get
-    store.get = lambda *args, **kwargs: reads.append(1) or original(*args, **kwargs)
+    spy = ReadSpy(store)
     try:
-        assert sources.snapshot() is first and sources.graph is first.graph and not reads
-        store.upsert_nodes([])  # any write through the store object, even one changing nothing
-        assert sources.snapshot() is first and len(reads) == 1  # read, same content: same snapshot
-        assert sources.snapshot() is first and len(reads) == 1
+        assert sources.snapshot() is first and sources.graph is first.graph and not spy.calls
+        store.upsert_nodes([])  # a write through the store object that adds nothing: nothing to read
+        assert sources.snapshot() is first and not spy.calls
         unwatched = PropertyGraphSources(store, embed_model, watch_writes=False)
         unwatched.snapshot()
         unwatched.snapshot()
-        assert len(reads) == 3  # without watching, every query reads the store
+        assert spy.whole_reads() == 4  # without watching, every query reads all nodes and relations
     finally:
-        del store.get
+        spy.close()
+
+
+def _graph_view(g):
+    def records(attrs):
+        return {k: v for k, v in attrs.items() if k != "sources"} | {"sources": dict(attrs.get("sources", {}))}
+    return ({n: records(a) for n, a in g.nodes(data=True)},
+            {(min(u, v), max(u, v)): records(a) for u, v, a in g.edges(data=True)})
+
+
+def test_an_insert_reads_only_the_new_chunks_neighbourhood(sessions, embed_model, mapper):
+    """After inserts through the store object the snapshot reads the new chunk nodes and their
+    relations only, and equals a snapshot built by reading the whole store; rewriting a chunk
+    (or a delete) reads it all."""
+    docs = [Document(text=text, id_=session, metadata={"session": session}) for session, text in sessions]
+    extractor = MiniRAGExtractor(embed_model=embed_model)
+    index = PropertyGraphIndex.from_documents(docs[:6], kg_extractors=[extractor], embed_model=embed_model,
+                                              llm=MockLLM(), use_async=False, embed_kg_nodes=False)
+    store = index.property_graph_store
+    sources, vectors = PropertyGraphSources(store, embed_model), {}
+    sources.share_vectors(vectors)  # the full builds below reuse these vectors: under bfloat16 a
+    old = sources.snapshot()        # vector embedded in another batch moves by ~1e-4
+    old_view = _graph_view(old.graph.graph)
+    spy = ReadSpy(store)
+    try:
+        for doc in docs[6:]:
+            index.insert(doc)
+        spy.calls.clear()  # the inserts' own look-ups
+        new = sources.snapshot()
+        assert spy.calls and spy.whole_reads() == 0  # only the new chunks and their relations were read
+        new_chunks = set(new.graph.chunk_ids()) - set(old.graph.chunk_ids())
+        assert len(new_chunks) == len(docs) - 6
+        assert all(new_chunks.isdisjoint(ids) is False for _, ids in spy.calls)
+        assert _graph_view(old.graph.graph) == old_view  # the previous snapshot is untouched
+
+        full_sources = PropertyGraphSources(store, embed_model, watch_writes=False)
+        full_sources.share_vectors(vectors)
+        full = full_sources.snapshot()
+        assert _graph_view(new.graph.graph) == _graph_view(full.graph.graph)
+        assert list(new.graph.graph.nodes) == list(full.graph.graph.nodes)
+        assert new.doc_metadata == full.doc_metadata and set(new.llama_nodes) == set(full.llama_nodes)
+        for mode in ("mini", "light", "naive"):
+            ours = MiniRAGRetriever.from_property_graph(sources, query_mapper=mapper, mode=mode)
+            theirs = MiniRAGRetriever.from_property_graph(full_sources, query_mapper=mapper, mode=mode)
+            for question in QUESTIONS:
+                got, want = ours.retrieve(question), theirs.retrieve(question)
+                assert [n.node.node_id for n in got] == [n.node.node_id for n in want]
+                assert [n.score for n in got] == pytest.approx([n.score for n in want])
+        before = spy.whole_reads()
+        store.upsert_nodes(store.get(ids=[sorted(new_chunks)[0]]))  # a chunk written again: read it all
+        rebuilt = sources.snapshot()
+        assert spy.whole_reads() == before + 2  # all nodes, all relations
+        assert _graph_view(rebuilt.graph.graph) == _graph_view(new.graph.graph)
+    finally:
+        spy.close()
 
 
 def test_retrievers_on_one_store_share_the_graph_vectors(pg_index, embedder, mapper):
