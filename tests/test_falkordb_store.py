@@ -234,6 +234,33 @@ def test_working_graph_and_save_round_trip(server) -> None:
     assert store.stats() == {"chunks": 0, "entities": 2, "relations": 0, "mentions": 0}
 
 
+def test_a_save_that_fails_midway_leaves_the_server_unchanged(server, monkeypatch) -> None:
+    """Nodes are queued before edges; a failure between them (as a crash would) sends nothing."""
+    store = FalkorDBGraphStore.from_url(f"{server.url}/atomic")
+    store.drop()
+    store = FalkorDBGraphStore.from_url(f"{server.url}/atomic")
+    g = store.working_graph(["c1"])
+    g.add_node("c1", kind="chunk", doc_id="d", order=0, text="A.", n_tokens=1, relations=[], subjects=[])
+    g.add_node("A", kind="entity", name="A", type="PERSON", description="", source_chunks=["c1"],
+               sources={"c1": {"name": "A", "type": "PERSON", "description": ""}})
+    g.add_edge("A", "c1", kind="mention", description="A in c1")
+    store.documents()["d"] = {"hash": "h", "chunks": ["c1"], "metadata": {}}
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt("killed mid-save")
+
+    monkeypatch.setattr(FalkorDBGraphStore, "_write_edges", staticmethod(crash))
+    with pytest.raises(KeyboardInterrupt):
+        store.save(_change(["c1", "A"], [("A", "c1")], ["d"]))
+    fresh = FalkorDBGraphStore.from_url(f"{server.url}/atomic")
+    assert fresh.stats() == {"chunks": 0, "entities": 0, "relations": 0, "mentions": 0}
+    assert fresh.documents() == {}
+    monkeypatch.undo()
+    store.save(_change(["c1", "A"], [("A", "c1")], ["d"]))
+    assert fresh.reload_if_changed() and fresh.documents() == {"d": store.documents()["d"]}
+    assert fresh.stats() == {"chunks": 1, "entities": 1, "relations": 0, "mentions": 1}
+
+
 def _change(nodes, edges, docs):
     from minirag_core.storage.base import Change
 

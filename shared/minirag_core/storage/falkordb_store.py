@@ -9,7 +9,8 @@ chunk's ``relations``) are stored as JSON strings under ``<name>_json``.
 
 Reads are openCypher queries: the k-hop expansion of ``entity_subgraph`` runs one query per hop on
 the server (each node's strongest relations first). A write loads only what it reads and
-changes (``working_graph``) and sends the change back in a few batched ``UNWIND`` queries.
+changes (``working_graph``) and sends the change back in a few batched ``UNWIND`` queries,
+all in one MULTI/EXEC transaction (a process killed mid-save leaves the server as it was).
 The registry (one small record per document) is held in memory and re-read when ``seq`` moves.
 """
 
@@ -182,7 +183,9 @@ class FalkorDBGraphStore:
         return g
 
     def save(self, change: Change | None = None) -> None:
-        """Send what ``change`` names from the last working graph (without one: all of it)."""
+        """Send what ``change`` names from the last working graph (without one: all of it), in
+        one MULTI/EXEC transaction: the server applies all of it or, if this process dies
+        before the transaction is sent, none of it."""
         with self.lock:
             g = self._work
             if change is None:
@@ -192,28 +195,42 @@ class FalkorDBGraphStore:
             for node in nodes:  # a chunk brings its mentions
                 if g.has_node(node) and g.nodes[node].get("kind") == CHUNK:
                     pairs.update((min(node, n), max(node, n)) for n in g.neighbors(node))
-            self._write_nodes(g, nodes)
-            self._write_edges(g, sorted(pairs))
+            writes: list[tuple[str, dict[str, Any]]] = []
+            self._write_nodes(g, nodes, writes)
+            self._write_edges(g, sorted(pairs), writes)
             docs = list(dict.fromkeys((change.entries or {}).get("documents", ())))
-            self._q("UNWIND $rows AS r MERGE (d:Doc {id: r[0]}) SET d.record = r[1]",
-                    rows=[[d, json.dumps(self._documents[d], ensure_ascii=False, sort_keys=True)]
-                          for d in docs if d in self._documents])
-            self._q("UNWIND $ids AS i MATCH (d:Doc {id: i}) DELETE d", ids=[d for d in docs if d not in self._documents])
-            rows = self._q("MERGE (m:Meta {id: 'meta'}) SET m.seq = coalesce(m.seq, 0) + 1 RETURN m.seq")
-            self._seq = int(rows[0][0])
+            records = [[d, json.dumps(self._documents[d], ensure_ascii=False, sort_keys=True)]
+                       for d in docs if d in self._documents]
+            if records:
+                writes.append(("UNWIND $rows AS r MERGE (d:Doc {id: r[0]}) SET d.record = r[1]", {"rows": records}))
+            gone = [d for d in docs if d not in self._documents]
+            if gone:
+                writes.append(("UNWIND $ids AS i MATCH (d:Doc {id: i}) DELETE d", {"ids": gone}))
+            writes.append(("MERGE (m:Meta {id: 'meta'}) SET m.seq = coalesce(m.seq, 0) + 1 RETURN m.seq", {}))
+            self._seq = int(self._transaction(writes)[-1][1][0][0])
             self._work = nx.Graph()
 
-    def _write_nodes(self, g: nx.Graph, nodes: list[str]) -> None:
+    def _transaction(self, writes: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        """Run the queries in one MULTI/EXEC; their raw replies (header, rows, statistics)."""
+        pipe = self.db.connection.pipeline(transaction=True)
+        for query, params in writes:
+            header = self._graph._build_params_header(params) if params else ""
+            pipe.execute_command("GRAPH.QUERY", self.name, header + query)
+        return pipe.execute()
+
+    @staticmethod
+    def _write_nodes(g: nx.Graph, nodes: list[str], writes: list[tuple[str, dict[str, Any]]]) -> None:
         for kind, label in _LABEL.items():
             rows = [{"id": n, "props": {**_encode(g.nodes[n]), "id": n}} for n in nodes
                     if g.has_node(n) and g.nodes[n].get("kind") == kind]
             if rows:
-                self._q(f"UNWIND $rows AS r MERGE (n:{label} {{id: r.id}}) SET n = r.props", rows=rows)
+                writes.append((f"UNWIND $rows AS r MERGE (n:{label} {{id: r.id}}) SET n = r.props", {"rows": rows}))
             gone = [n for n in nodes if not g.has_node(n)]
             if gone:
-                self._q(f"UNWIND $ids AS i MATCH (n:{label} {{id: i}}) DETACH DELETE n", ids=gone)
+                writes.append((f"UNWIND $ids AS i MATCH (n:{label} {{id: i}}) DETACH DELETE n", {"ids": gone}))
 
-    def _write_edges(self, g: nx.Graph, pairs: list[tuple[str, str]]) -> None:
+    @staticmethod
+    def _write_edges(g: nx.Graph, pairs: list[tuple[str, str]], writes: list[tuple[str, dict[str, Any]]]) -> None:
         relations, mentions, gone = [], [], []
         for u, v in pairs:
             if not g.has_edge(u, v):
@@ -227,13 +244,14 @@ class FalkorDBGraphStore:
                 subject = entity in g.nodes[chunk].get("subjects", ())
                 mentions.append({"u": entity, "v": chunk, "props": {**_encode(attrs), "subject": subject}})
         if gone:
-            self._q("UNWIND $pairs AS p MATCH (a:Entity {id: p[0]})-[r]-(b) WHERE b.id = p[1] DELETE r", pairs=gone)
+            writes.append(("UNWIND $pairs AS p MATCH (a:Entity {id: p[0]})-[r]-(b) WHERE b.id = p[1] DELETE r",
+                           {"pairs": gone}))
         if relations:
-            self._q("UNWIND $rows AS r MATCH (a:Entity {id: r.u}) MATCH (b:Entity {id: r.v}) "
-                    "MERGE (a)-[e:RELATION]->(b) SET e = r.props", rows=relations)
+            writes.append(("UNWIND $rows AS r MATCH (a:Entity {id: r.u}) MATCH (b:Entity {id: r.v}) "
+                           "MERGE (a)-[e:RELATION]->(b) SET e = r.props", {"rows": relations}))
         if mentions:
-            self._q("UNWIND $rows AS r MATCH (a:Entity {id: r.u}) MATCH (c:Chunk {id: r.v}) "
-                    "MERGE (a)-[e:MENTION]->(c) SET e = r.props", rows=mentions)
+            writes.append(("UNWIND $rows AS r MATCH (a:Entity {id: r.u}) MATCH (c:Chunk {id: r.v}) "
+                           "MERGE (a)-[e:MENTION]->(c) SET e = r.props", {"rows": mentions}))
 
     # -- GraphView ----------------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:
