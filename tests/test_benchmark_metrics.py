@@ -272,3 +272,15 @@ def test_load_questions_real_data():
     assert set(repaired) == {"88", "184", "297", "392"}
     assert repaired["297"].answer == "To find deeper meaning and fulfillment in Westworld"
     assert repaired["297"].evidence == ("20260916_16:00",)
+
+
+def test_paired_interval_brackets_the_mean_difference():
+    from benchmarks.suite_report import paired_interval
+
+    same = [{"recall@5": 0.5}] * 10
+    assert paired_interval(same, same, "recall@5") == (0.0, 0.0, 0.0)
+    ours = [{"recall@5": 1.0}] * 6 + [{"recall@5": 0.0}] * 4
+    theirs = [{"recall@5": 0.0}] * 10
+    mean, low, high = paired_interval(ours, theirs, "recall@5")
+    assert mean == 60.0 and 20.0 < low < mean < high < 100.0
+    assert paired_interval(theirs, ours, "recall@5")[0] == -60.0
