@@ -203,16 +203,21 @@ class PropertyGraphSources:
 
     def _snapshot_of(self, g: nx.Graph, records: list[tuple[ChunkNode, ExtractionResult]],
                      llama_nodes: dict[str, BaseNode], doc_metadata: dict[str, dict[str, Any]],
-                     signature: str) -> GraphSnapshot:
+                     signature: str, shared: bool = False) -> GraphSnapshot:
         """Add ``records`` to ``g`` (chunks in the store's order, as in the core, so ties among
-        equally frequent names in the type pool break the same way) and search the result."""
+        equally frequent names in the type pool break the same way) and search the result.
+        ``shared``: ``g`` is a copy of another snapshot's graph, whose per-chunk records it
+        shares until they are copied here (once per entity or edge a record changes)."""
+        copied: set[Any] = set()
         for chunk_node, extraction in records:
-            entity_ids, edges = graph_ops.extraction_ids(extraction)
-            for entity_id in [e for e in entity_ids if e in g]:  # records shared with the previous snapshot's graph
-                g.nodes[entity_id]["sources"] = dict(g.nodes[entity_id]["sources"])
-            for u, v in edges:
-                if g.has_edge(u, v):
-                    g.edges[u, v]["sources"] = dict(g.edges[u, v]["sources"])
+            if shared:
+                entity_ids, edges = graph_ops.extraction_ids(extraction)
+                for item in [e for e in entity_ids if e in g and e not in copied]:
+                    g.nodes[item]["sources"] = dict(g.nodes[item]["sources"])
+                    copied.add(item)
+                for item in [e for e in edges if g.has_edge(*e) and e not in copied]:
+                    g.edges[item]["sources"] = dict(g.edges[item]["sources"])
+                    copied.add(item)
             llama = self._llama_node(chunk_node)
             llama_nodes[chunk_node.id] = llama
             doc_id = llama.ref_doc_id or chunk_node.id
@@ -256,7 +261,7 @@ class PropertyGraphSources:
         ordered = [by_id[c] for c in new_chunks if c in by_id]
         return self._snapshot_of(known.copy(), self._records(ordered, triplets), dict(snapshot.llama_nodes),
                                  {k: dict(v) for k, v in snapshot.doc_metadata.items()},
-                                 f"{snapshot.signature}+{len(new_chunks)}")
+                                 f"{snapshot.signature}+{len(new_chunks)}", shared=True)
 
     @staticmethod
     def _llama_node(chunk_node: ChunkNode) -> BaseNode:
