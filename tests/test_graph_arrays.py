@@ -84,3 +84,19 @@ def test_relation_arrays_follow_writes() -> None:
     store.graph.add_edge("a", "c", kind=RELATION, weight=2.0, description="", keywords="")
     store.changed()  # what the index calls after every write
     assert relation_subgraph(store, ["a"], 1, 10).nodes == ["a", "b", "c"]
+
+
+def test_chunk_links_are_each_entitys_mentions_and_follow_writes() -> None:
+    store = NetworkXGraphStore(None)
+    g = store.graph
+    for name in ("a", "b"):
+        g.add_node(name, kind=ENTITY, name=name, type="PERSON")
+    g.add_edge("a", "b", kind=RELATION, weight=1.0, description="", keywords="")
+    for chunk in ("c2", "c1"):
+        g.add_node(chunk, kind=CHUNK, text="t", doc_id="d", order=0, n_tokens=1)
+    g.add_edge("a", "c2", kind=MENTION, description="a in c2")
+    g.add_edge("a", "c1", kind=MENTION, description="a in c1")
+    assert store.chunk_links(["a", "b", "missing"]) == {"a": {"c1": "a in c1", "c2": "a in c2"}, "b": {}}
+    g.add_edge("b", "c1", kind=MENTION, description="b in c1")
+    store.changed()
+    assert store.chunk_links(["b"]) == {"b": {"c1": "b in c1"}}

@@ -31,7 +31,7 @@ class NetworkXGraphStore:
         self.graph = nx.Graph()
         self._strongest: dict[str, list[str]] = {}
         self._relation_sets: dict[str, frozenset[str]] = {}
-        self._chunk_links: dict[str, dict[str, str]] = {}
+        self._chunk_links: dict[str, dict[str, str]] | None = None
         self._subject_index: dict[str, list[str]] | None = None
         self._arrays: RelationArrays | None = None
         self._files = GraphFiles(path) if path is not None else None
@@ -57,7 +57,7 @@ class NetworkXGraphStore:
         with self.lock:
             self._strongest = {}
             self._relation_sets = {}
-            self._chunk_links = {}
+            self._chunk_links = None
             self._subject_index = None
             self._arrays = None
 
@@ -173,19 +173,17 @@ class NetworkXGraphStore:
         return sub
 
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        """For each entity, its chunks (by id) and the mention's description."""
         with self.lock:
-            links: dict[str, dict[str, str]] = {}
-            nodes, raw = self.graph._node, self.graph._adj  # plain dicts: the views cost more
-            for entity_id in entity_ids:
-                if entity_id not in raw:
-                    continue
-                found = self._chunk_links.get(entity_id)
-                if found is None:
-                    found = {n: e.get("description", "") for n, e in raw[entity_id].items()
-                             if nodes[n].get("kind") == CHUNK}
-                    self._chunk_links[entity_id] = found
-                links[entity_id] = dict(found)
-            return links
+            if self._chunk_links is None:  # every mention at once, from the chunks' side:
+                index: dict[str, dict[str, str]] = {}  # a hub's relations are never scanned
+                raw = self.graph._adj
+                for chunk_id in sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK):
+                    for node, e in raw[chunk_id].items():
+                        index.setdefault(node, {})[chunk_id] = e.get("description", "")
+                self._chunk_links = index
+            raw, index = self.graph._adj, self._chunk_links
+            return {e: dict(index.get(e, {})) for e in entity_ids if e in raw}
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         with self.lock:
