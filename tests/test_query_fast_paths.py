@@ -1,5 +1,6 @@
-"""Mini mode's array graph work (``graph_arrays``) gives exactly what the networkx functions
-it replaces give: the same subgraph, answer candidates, key edges (in order) and paths."""
+"""Query-path speed-ups give what they replace: mini mode's array graph work (``graph_arrays``)
+equals the networkx functions (subgraph, answer candidates, key edges in order, paths), the
+mention index equals the entities' mentions, and entity search without metadata finds the same."""
 
 from __future__ import annotations
 
@@ -100,3 +101,19 @@ def test_chunk_links_are_each_entitys_mentions_and_follow_writes() -> None:
     g.add_edge("b", "c1", kind=MENTION, description="b in c1")
     store.changed()
     assert store.chunk_links(["b"]) == {"b": {"c1": "b in c1"}}
+
+
+def test_entity_search_without_metadata_finds_the_same(tmp_path) -> None:
+    import numpy as np
+
+    from minirag_core.storage.chroma_store import ChromaVectorStore
+
+    store = ChromaVectorStore(tmp_path / "chroma")
+    vectors = np.random.default_rng(0).standard_normal((50, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.upsert("entities", [f"e{i}" for i in range(50)], vectors, [""] * 50, [{"type": "T"}] * 50)
+    full = store.query_many("entities", vectors[:3], 4)
+    bare = store.query_many("entities", vectors[:3], 4, metadata=False)
+    assert [[(i, s) for i, s, _ in row] for row in bare] == [[(i, s) for i, s, _ in row] for row in full]
+    assert full[0][0][:2] == ("e0", full[0][0][1]) and full[0][0][2] == {"type": "T"}
+    assert all(m == {} for row in bare for _, _, m in row)
