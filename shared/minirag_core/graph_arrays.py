@@ -78,13 +78,11 @@ class RelationArrays:
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(self.ids)))])
-        self._rows: dict[int, list[int]] = {}
 
-    def row(self, i: int) -> list[int]:
-        found = self._rows.get(i)
-        if found is None:
-            found = self._rows[i] = self.indices[self.indptr[i]:self.indptr[i + 1]].tolist()
-        return found
+    def row(self, i: int, limit: int) -> list[int]:
+        """Entity ``i``'s ``limit`` strongest relation neighbours."""
+        start = self.indptr[i]
+        return self.indices[start:min(start + limit, self.indptr[i + 1])].tolist()
 
     def expand(self, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
         """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation
@@ -98,8 +96,8 @@ class RelationArrays:
             head += 1
             if depth[node] >= hops:
                 continue
-            added = 0
-            for neighbour in self.row(node):
+            added = 0  # adds at most max_neighbors, skips at most the nodes reached
+            for neighbour in self.row(node, max_neighbors + len(depth)):
                 if added >= max_neighbors or len(depth) >= max_nodes:
                     break
                 if neighbour in depth:
