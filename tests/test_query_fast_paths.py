@@ -117,3 +117,20 @@ def test_entity_search_without_metadata_finds_the_same(tmp_path) -> None:
     assert [[(i, s) for i, s, _ in row] for row in bare] == [[(i, s) for i, s, _ in row] for row in full]
     assert full[0][0][:2] == ("e0", full[0][0][1]) and full[0][0][2] == {"type": "T"}
     assert all(m == {} for row in bare for _, _, m in row)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["on ", "since ", "at ", ": ", "\n", " ", "_", "T", "-", "/", ".", ":", "May ", "5th",
+                                 "19", "20", "2026", "0106", "20260106", "1999123", "13", "00", "1", "x", "report "]), max_size=14))
+def test_compact_date_hint_changes_no_date(pieces: list[str]) -> None:
+    import re
+
+    import minirag_core.temporal as temporal
+
+    text = "".join(pieces)
+    found = temporal.find_day_dates(text)
+    hint, temporal._COMPACT_HINT = temporal._COMPACT_HINT, re.compile("")  # every text tries the pattern
+    try:
+        assert found == temporal.find_day_dates(text)
+    finally:
+        temporal._COMPACT_HINT = hint
