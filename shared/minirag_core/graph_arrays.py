@@ -162,9 +162,9 @@ def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], ho
 
 
 class PathSearch:
-    """``paths_from_seed`` on a ``Subgraph``: a node's neighbours are ranked by array sorts
-    (their order depends only on the key edges and candidates, not on the path), and only
-    as many as a path can take are turned into Python objects."""
+    """``paths_from_seed`` on a ``Subgraph``: every node's neighbours are ranked in one array
+    sort (their order depends only on the key edges and candidates, not on the path), and
+    only as many as a path can take are turned into Python objects."""
 
     def __init__(self, sub: Subgraph, key_edges: dict[tuple[str, str], float], answer_candidates: set[str]) -> None:
         self.sub = sub
@@ -173,35 +173,35 @@ class PathSearch:
         rows = np.concatenate([sub.left, sub.right])
         cols = np.concatenate([sub.right, sub.left])
         weights = np.concatenate([sub.weight, sub.weight])
-        order = np.lexsort((cols, -weights, rows))  # each row by (-weight, id)
-        rows, self._cols = rows[order], cols[order]
-        self._indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
         is_candidate = np.zeros(n, dtype=bool)
         is_candidate[[position[c] for c in answer_candidates if c in position]] = True
         keyed = np.zeros(len(rows), dtype=np.float64)
         pairs = [(position[a], position[b], score) for (a, b), score in key_edges.items()
                  if a in position and b in position]
         if pairs and len(rows):  # both directions of each key edge, found by entry code
-            codes = rows * n + self._cols
+            codes = rows * n + cols
             key_codes = np.array([a * n + b for a, b, _ in pairs] + [b * n + a for a, b, _ in pairs])
             scores = np.array([s for *_, s in pairs] * 2, dtype=np.float64)
             ranked = np.argsort(key_codes)
             at = np.minimum(np.searchsorted(key_codes[ranked], codes), len(ranked) - 1)
             hit = key_codes[ranked][at] == codes
             keyed[hit] = scores[ranked][at[hit]]
-        #: eq. 3's gain of stepping onto each neighbour, as ``paths_from_seed`` adds it
-        self._gain = keyed + is_candidate[self._cols].astype(np.float64)
+        # eq. 3's gain of stepping onto each neighbour, as ``paths_from_seed`` adds it
+        gain = keyed + is_candidate[cols].astype(np.float64)
+        order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
+        self._cols, self._gain = cols[order], gain[order]
+        self._indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
         self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
 
     def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
         """The first ``needed`` (neighbour id, number, gain) by (-gain, -weight, id)."""
         found = self._options.get((node, needed))
         if found is None:
-            start, end = self._indptr[node], self._indptr[node + 1]
-            gain = self._gain[start:end]
-            best = np.argsort(-gain, kind="stable")[:needed]  # stable: ties keep (-weight, id)
-            cols, nodes = self._cols[start:end][best].tolist(), self.sub.nodes
-            found = self._options[node, needed] = [(nodes[c], c, g) for c, g in zip(cols, gain[best].tolist())]
+            start = self._indptr[node]
+            end = min(start + needed, self._indptr[node + 1])
+            nodes = self.sub.nodes
+            found = self._options[node, needed] = [(nodes[c], c, g) for c, g in zip(
+                self._cols[start:end].tolist(), self._gain[start:end].tolist())]
         return found
 
     def from_seed(self, seed: str, *, max_length: int, beam_width: int = 64, max_branch: int = 16) -> list[Path]:
