@@ -43,6 +43,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("month_day", re.compile(rf"\b{_MONTH}\s+{_DAY}{_RANGE}(?:,?\s+{_YEAR})?(?![\d:])", re.IGNORECASE)),
     ("day_month", re.compile(rf"\b{_DAY}{_RANGE}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE)),
 ]
+#: every compact date holds eight digits from 19xx or 20xx: this quick search rules out the
+#: compact pattern (whose look-behinds cost ~0.4 ms per 600-character text) for most texts
+_COMPACT_HINT = re.compile(r"(?:19|20)\d{6}")
 _STAMP = re.compile(r"^((?:19|20)\d{2})(\d{2})(\d{2})[_T ](\d{1,2}):(\d{2})$")
 _MONTH_ALONE = re.compile(r"\b(?:in|during|of|early|late|mid|since|until|this|last|next)\s+"
                           r"(january|february|march|april|june|july|august|september|october|november|december)\b",
@@ -113,6 +116,8 @@ def find_day_dates(text: str, *, day_first: bool | None = None) -> list[tuple[in
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, int, DayDate]] = []
     for kind, pattern in _PATTERNS:
+        if kind == "compact" and not _COMPACT_HINT.search(text):
+            continue
         for m in pattern.finditer(text):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue

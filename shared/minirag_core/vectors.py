@@ -218,11 +218,13 @@ class VectorIndex:
         top = top[np.lexsort((top, -found[top]))]
         return [(ids[i], float(found[i]), {}) for i in top]
 
-    def nearest_many(self, collection: str, vectors: np.ndarray, k: int) -> list[list[tuple[str, float, dict[str, Any]]]]:
-        """``nearest`` for each of ``vectors``; one store call where the store takes several."""
+    def nearest_many(self, collection: str, vectors: np.ndarray, k: int,
+                     metadata: bool = True) -> list[list[tuple[str, float, dict[str, Any]]]]:
+        """``nearest`` for each of ``vectors``; one store call where the store takes several
+        (``metadata=False``: the caller reads ids and similarities only)."""
         many = getattr(self.store, "query_many", None)
         if many is not None and len(vectors) > 1 and not self.in_memory(collection):
-            return many(collection, vectors, k)
+            return many(collection, vectors, k, metadata=metadata)
         return [self.nearest(collection, v, k) for v in vectors]
 
     def chunk_vectors(self) -> tuple[list[str], np.ndarray]:

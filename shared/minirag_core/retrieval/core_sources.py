@@ -32,7 +32,8 @@ class CoreSources:
 
     def nearest_entities_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
         """``nearest_entities`` for several vectors (one vector-store call past the ANN threshold)."""
-        return [[(i, s) for i, s, _ in found] for found in self.vectors.nearest_many(ENTITIES, vectors, k)]
+        found = self.vectors.nearest_many(ENTITIES, vectors, k, metadata=False)
+        return [[(i, s) for i, s, _ in nearest] for nearest in found]
 
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)

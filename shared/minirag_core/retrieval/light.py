@@ -59,7 +59,7 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     if not relations:
         relations = _relations_among(sources, entities)
     endpoints = sorted({n for u, v, _ in relations for n in (u, v)})
-    subgraph = sources.graph.entity_subgraph(endpoints, 1, 10_000)
+    subgraph = sources.graph.entity_subgraph(endpoints, 0, len(endpoints))  # the relations among them
     endpoint_links = sources.graph.chunk_links(endpoints)
     key_edges = []
     for source, target, similarity in relations:

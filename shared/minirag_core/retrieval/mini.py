@@ -8,10 +8,9 @@ from typing import Any
 
 from ..bridging import Bridge, bridge_label, bridge_scores
 from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
-from ..edge_scoring import key_edges as select_key_edges
-from ..edge_scoring import score_edges
-from ..path_scoring import paths_from_seed, top_paths
-from ..seed_selection import select_answer_candidates, select_seeds
+from ..graph_arrays import PathSearch, answer_candidates, key_edges, relation_subgraph
+from ..path_scoring import top_paths
+from ..seed_selection import select_seeds
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from .common import considered, materialise
@@ -26,18 +25,17 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
                                    min_similarity=settings.seed_min_similarity)
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
-    subgraph = sources.graph.entity_subgraph(sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
-    candidates = select_answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates)
-    edge_scores = score_edges(subgraph, seed_ids, candidates, settings.hops)
-    chosen_edges = select_key_edges(edge_scores, settings.key_edges)
-    candidate_set = set(candidates)
+    # the graph work on arrays (graph_arrays): same results as the networkx functions it mirrors
+    subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
+    candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates)
+    chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
+    search = PathSearch(subgraph, chosen_edges, set(candidates))
 
     paths: list[ReasoningPath] = []
     for query_entity, seeds in seeds_by_entity.items():
         for seed, similarity in sorted(seeds.items()):
-            found = paths_from_seed(subgraph, seed, key_edges=chosen_edges, answer_candidates=candidate_set,
-                                    max_length=settings.path_length, beam_width=settings.beam_width,
-                                    max_branch=settings.max_branch)
+            found = search.from_seed(seed, max_length=settings.path_length, beam_width=settings.beam_width,
+                                     max_branch=settings.max_branch)
             paths.extend(ReasoningPath(query_entity, list(p.nodes), score)
                          for p, score in top_paths(found, similarity, settings.paths_per_seed))
 
@@ -92,7 +90,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
 
     key_edge_list = []
     for (u, v), score in chosen_edges.items():
-        attrs = subgraph.edges[u, v]
+        attrs = subgraph.edge_attrs(u, v)
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
     paths.sort(key=lambda p: (-p.score, p.query_entity, p.nodes))
     return RetrievalResult(

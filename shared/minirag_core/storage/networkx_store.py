@@ -10,6 +10,7 @@ from typing import Any, Iterable
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, RELATION
+from ..graph_arrays import RelationArrays
 from .graph_log import Change, GraphFiles
 
 
@@ -22,6 +23,7 @@ class NetworkXGraphStore:
     """
 
     holds_whole_graph = True  # working_graph() is the whole graph
+    MAX_NEIGHBORS = 40  # new relations one node adds to an ``entity_subgraph`` expansion
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
@@ -29,8 +31,9 @@ class NetworkXGraphStore:
         self.graph = nx.Graph()
         self._strongest: dict[str, list[str]] = {}
         self._relation_sets: dict[str, frozenset[str]] = {}
-        self._chunk_links: dict[str, dict[str, str]] = {}
+        self._chunk_links: dict[str, dict[str, str]] | None = None
         self._subject_index: dict[str, list[str]] | None = None
+        self._arrays: RelationArrays | None = None
         self._files = GraphFiles(path) if path is not None else None
         self._stamp: tuple[Any, ...] | None = None
         self.reload_if_changed()
@@ -54,8 +57,9 @@ class NetworkXGraphStore:
         with self.lock:
             self._strongest = {}
             self._relation_sets = {}
-            self._chunk_links = {}
+            self._chunk_links = None
             self._subject_index = None
+            self._arrays = None
 
     def save(self, change: Change | None = None) -> None:
         """Persist the graph: with ``change`` (every node, edge and registry entry the write
@@ -103,9 +107,10 @@ class NetworkXGraphStore:
         return found
 
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
-                        max_neighbors: int = 40) -> nx.Graph:
+                        max_neighbors: int | None = None) -> nx.Graph:
         """Breadth-first from the seeds over relation edges; each node contributes at most
         its ``max_neighbors`` strongest new relations, so a hub cannot pull in the whole graph."""
+        max_neighbors = self.MAX_NEIGHBORS if max_neighbors is None else max_neighbors
         with self.lock:
             g = self.graph
             start = [s for s in dict.fromkeys(seeds) if g.has_node(s) and g.nodes[s].get("kind") == ENTITY]
@@ -125,6 +130,13 @@ class NetworkXGraphStore:
                     queue.append(neighbour)
                     added += 1
             return self._induced(depth)
+
+    def relation_arrays(self) -> RelationArrays:
+        """The relation edges as arrays, for mini mode's graph work (built once per graph version)."""
+        with self.lock:
+            if self._arrays is None:
+                self._arrays = RelationArrays(self.graph, self.MAX_NEIGHBORS)
+            return self._arrays
 
     def _induced(self, depth: dict[str, int]) -> nx.Graph:
         """The relation edges among ``depth``'s nodes, as a new graph whose dicts are filled
@@ -161,19 +173,17 @@ class NetworkXGraphStore:
         return sub
 
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        """For each entity, its chunks (by id) and the mention's description."""
         with self.lock:
-            links: dict[str, dict[str, str]] = {}
-            nodes, raw = self.graph.nodes, self.graph._adj
-            for entity_id in entity_ids:
-                if entity_id not in raw:
-                    continue
-                found = self._chunk_links.get(entity_id)
-                if found is None:
-                    found = {n: e.get("description", "") for n, e in raw[entity_id].items()
-                             if nodes[n].get("kind") == CHUNK}
-                    self._chunk_links[entity_id] = found
-                links[entity_id] = dict(found)
-            return links
+            if self._chunk_links is None:  # every mention at once, from the chunks' side:
+                index: dict[str, dict[str, str]] = {}  # a hub's relations are never scanned
+                raw = self.graph._adj
+                for chunk_id in sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK):
+                    for node, e in raw[chunk_id].items():
+                        index.setdefault(node, {})[chunk_id] = e.get("description", "")
+                self._chunk_links = index
+            raw, index = self.graph._adj, self._chunk_links
+            return {e: dict(index.get(e, {})) for e in entity_ids if e in raw}
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         with self.lock:

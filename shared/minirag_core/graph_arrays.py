@@ -1,0 +1,230 @@
+"""Mini mode's graph work on compact arrays: the k-hop expansion, answer candidates, eq. 2
+key edges and eq. 3 path search, without an ``nx.Graph`` per query.
+
+``RelationArrays`` holds every relation edge once per graph version as a CSR adjacency whose
+rows list each entity's strongest neighbours first; a store that offers it
+(``relation_arrays()``) is expanded here directly, any other ``GraphView`` through its
+``entity_subgraph``. Every function gives exactly what its networkx counterpart gives
+(``NetworkXGraphStore.entity_subgraph``, ``seed_selection.select_answer_candidates``,
+``edge_scoring.score_edges`` + ``key_edges``, ``path_scoring.paths_from_seed``); node ids
+are numbered in sorted order, so comparing numbers breaks ties as comparing ids does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import networkx as nx
+import numpy as np
+
+from .edge_scoring import _reach
+from .graph import ENTITY, RELATION
+from .path_scoring import Path
+
+
+@dataclass
+class Subgraph:
+    """Entity nodes near the seeds (sorted ids, with hop and type) and the relation edges
+    among them (``left < right`` local numbers, with weights)."""
+
+    nodes: list[str]
+    hop: list[int]
+    types: list[str]
+    left: np.ndarray
+    right: np.ndarray
+    weight: np.ndarray
+    #: an edge's stored attributes (``description``, ``keywords``) by its two ids
+    edge_attrs: Callable[[str, str], dict[str, Any]]
+    position: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.position = {n: i for i, n in enumerate(self.nodes)}
+
+    @classmethod
+    def from_graph(cls, graph: nx.Graph) -> Subgraph:
+        """The arrays of a graph an ``entity_subgraph`` returned."""
+        nodes = sorted(graph._adj)
+        position = {n: i for i, n in enumerate(nodes)}
+        attrs = graph._node
+        edges = [(position[u], position[v], e.get("weight", 1.0)) for u, near in graph._adj.items()
+                 for v, e in near.items() if position[u] < position[v]]
+        left, right, weight = (np.array(c, dtype=t) for c, t in
+                               zip(zip(*edges) if edges else ((), (), ()), (np.int64, np.int64, np.float64)))
+        return cls(nodes, [attrs[n].get("hop", 0) for n in nodes], [str(attrs[n].get("type", "")) for n in nodes],
+                   left, right, weight, lambda u, v: graph._adj[u][v])
+
+    def degree(self) -> np.ndarray:
+        return np.bincount(np.concatenate([self.left, self.right]), minlength=len(self.nodes))
+
+
+class RelationArrays:
+    """Every relation edge of a graph as CSR rows, strongest neighbour first (then by id)."""
+
+    def __init__(self, graph: nx.Graph, max_neighbors: int = 40) -> None:
+        self.graph = graph
+        self.max_neighbors = max_neighbors
+        self.ids = sorted(n for n, kind in graph.nodes(data="kind") if kind == ENTITY)
+        self.position = {n: i for i, n in enumerate(self.ids)}
+        nodes = graph._node
+        self.types = [str(nodes[n].get("type", "")) for n in self.ids]
+        position = self.position
+        edges = [(position[u], position[v], e["weight"]) for u, v, e in graph.edges(data=True)
+                 if e.get("kind") == RELATION and u in position and v in position]
+        u, v, w = (np.array(c, dtype=t) for c, t in
+                   zip(zip(*edges) if edges else ((), (), ()), (np.int64, np.int64, np.float64)))
+        rows, cols, weights = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([w, w])
+        order = np.lexsort((cols, -weights, rows))
+        self.indices, self.weights = cols[order], weights[order]
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(self.ids)))])
+
+    def row(self, i: int, limit: int) -> list[int]:
+        """Entity ``i``'s ``limit`` strongest relation neighbours."""
+        start = self.indptr[i]
+        return self.indices[start:min(start + limit, self.indptr[i + 1])].tolist()
+
+    def expand(self, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
+        """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation
+        edges, each node adding at most ``max_neighbors`` strongest new neighbours."""
+        max_neighbors = self.max_neighbors
+        depth = {self.position[s]: 0 for s in dict.fromkeys(seeds) if s in self.position}
+        queue = list(depth)
+        head = 0
+        while head < len(queue) and len(depth) < max_nodes:
+            node = queue[head]
+            head += 1
+            if depth[node] >= hops:
+                continue
+            added = 0  # adds at most max_neighbors, skips at most the nodes reached
+            for neighbour in self.row(node, max_neighbors + len(depth)):
+                if added >= max_neighbors or len(depth) >= max_nodes:
+                    break
+                if neighbour in depth:
+                    continue
+                depth[neighbour] = depth[node] + 1
+                queue.append(neighbour)
+                added += 1
+        members = np.array(sorted(depth), dtype=np.int64)
+        left, right, weight = self._induced(members)
+        ids, types = self.ids, self.types
+        raw = self.graph._adj  # an edge a write removed meanwhile reads as no attributes
+        return Subgraph([ids[m] for m in members.tolist()], [depth[m] for m in members.tolist()],
+                        [types[m] for m in members.tolist()], left, right, weight,
+                        lambda a, b: raw.get(a, {}).get(b, {}))
+
+    def _induced(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The edges among ``members`` (sorted global numbers) as local ``left < right``."""
+        local = np.full(len(self.ids), -1, dtype=np.int64)
+        local[members] = np.arange(len(members))
+        starts, ends = self.indptr[members], self.indptr[members + 1]
+        lengths = ends - starts
+        owner = np.repeat(np.arange(len(members)), lengths)
+        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        entries = np.repeat(starts, lengths) + offsets
+        target = local[self.indices[entries]]
+        keep = target > owner
+        return owner[keep], target[keep], self.weights[entries[keep]]
+
+
+def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
+    """The seeds' k-hop neighbourhood: from the view's ``relation_arrays()`` where it has
+    them, else from its ``entity_subgraph``."""
+    arrays = getattr(view, "relation_arrays", None)
+    if arrays is not None:
+        return arrays().expand(seeds, hops, max_nodes)
+    return Subgraph.from_graph(view.entity_subgraph(seeds, hops, max_nodes))
+
+
+def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], limit: int) -> list[str]:
+    """``select_answer_candidates`` on a ``Subgraph``."""
+    wanted = {t.strip().upper() for t in answer_types if t.strip()}
+    if not wanted:
+        return []
+    degree = sub.degree().tolist()
+    found = [i for i, (n, t) in enumerate(zip(sub.nodes, sub.types)) if n not in seeds and t.upper() in wanted]
+    found.sort(key=lambda i: (sub.hop[i], -degree[i], i))
+    return [sub.nodes[i] for i in found[:limit]]
+
+
+def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], hops: int,
+              top: int) -> dict[tuple[str, str], int]:
+    """``edge_scoring.key_edges(score_edges(...), top)`` on a ``Subgraph``."""
+    rows = [sub.position[a] for a in dict.fromkeys([*seeds, *candidates]) if a in sub.position]
+    if not rows or not len(sub.left):
+        return {}
+    reach = _reach(len(sub.nodes), sub.left, sub.right, rows, hops)
+    counts = (reach[sub.left] | reach[sub.right]).sum(axis=1)
+    scored = np.flatnonzero(counts)
+    chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -counts[scored]))][:max(top, 0)]
+    nodes = sub.nodes
+    return {(nodes[sub.left[i]], nodes[sub.right[i]]): int(counts[i]) for i in chosen.tolist()}
+
+
+class PathSearch:
+    """``paths_from_seed`` on a ``Subgraph``: every node's neighbours are ranked in one array
+    sort (their order depends only on the key edges and candidates, not on the path), and
+    only as many as a path can take are turned into Python objects."""
+
+    def __init__(self, sub: Subgraph, key_edges: dict[tuple[str, str], float], answer_candidates: set[str]) -> None:
+        self.sub = sub
+        self.candidates = answer_candidates
+        position, n = sub.position, len(sub.nodes)
+        rows = np.concatenate([sub.left, sub.right])
+        cols = np.concatenate([sub.right, sub.left])
+        weights = np.concatenate([sub.weight, sub.weight])
+        is_candidate = np.zeros(n, dtype=bool)
+        is_candidate[[position[c] for c in answer_candidates if c in position]] = True
+        keyed = np.zeros(len(rows), dtype=np.float64)
+        pairs = [(position[a], position[b], score) for (a, b), score in key_edges.items()
+                 if a in position and b in position]
+        if pairs and len(rows):  # both directions of each key edge, found by entry code
+            codes = rows * n + cols
+            key_codes = np.array([a * n + b for a, b, _ in pairs] + [b * n + a for a, b, _ in pairs])
+            scores = np.array([s for *_, s in pairs] * 2, dtype=np.float64)
+            ranked = np.argsort(key_codes)
+            at = np.minimum(np.searchsorted(key_codes[ranked], codes), len(ranked) - 1)
+            hit = key_codes[ranked][at] == codes
+            keyed[hit] = scores[ranked][at[hit]]
+        # eq. 3's gain of stepping onto each neighbour, as ``paths_from_seed`` adds it
+        gain = keyed + is_candidate[cols].astype(np.float64)
+        order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
+        self._cols, self._gain = cols[order], gain[order]
+        self._indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
+        self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
+
+    def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
+        """The first ``needed`` (neighbour id, number, gain) by (-gain, -weight, id)."""
+        found = self._options.get((node, needed))
+        if found is None:
+            start = self._indptr[node]
+            end = min(start + needed, self._indptr[node + 1])
+            nodes = self.sub.nodes
+            found = self._options[node, needed] = [(nodes[c], c, g) for c, g in zip(
+                self._cols[start:end].tolist(), self._gain[start:end].tolist())]
+        return found
+
+    def from_seed(self, seed: str, *, max_length: int, beam_width: int = 64, max_branch: int = 16) -> list[Path]:
+        """Every acyclic path from ``seed`` of 0..max_length edges that survives the beam."""
+        position = self.sub.position
+        if seed not in position:
+            return []
+        start = Path((seed,), 1.0 if seed in self.candidates else 0.0)
+        found, frontier = [start], [(start, position[seed])]
+        needed = max_branch + max_length  # a path skips at most its own nodes
+        for _ in range(max_length):
+            grown: list[tuple[Path, int]] = []
+            for path, last in frontier:
+                taken = 0
+                for name, number, gain in self._ranked(last, needed) if max_branch > 0 else ():
+                    if name in path.nodes:
+                        continue
+                    grown.append((Path(path.nodes + (name,), path.gain + gain), number))
+                    taken += 1
+                    if taken >= max_branch:
+                        break
+            if not grown:
+                break
+            frontier = heapq.nsmallest(beam_width, grown, key=lambda p: (-p[0].gain, len(p[0].nodes), p[0].nodes))
+            found.extend(p for p, _ in frontier)
+        return found
