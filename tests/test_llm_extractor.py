@@ -269,3 +269,35 @@ def test_render_context_keeps_graph_rows_touching_the_chosen_chunks() -> None:
     assert ctx.index("edge 7") < ctx.index("edge 3")                        # best score first
     unlinked = RetrievalResult(query="q", mode="mini", chunks=[ScoredChunk("c1", "d", "t", 0.9, 10)], key_edges=edges)
     assert render_context(unlinked).count("edge ") == 10                    # no chunk entities: top rows, capped
+
+
+def test_cache_holds_offsets_not_replies(tmp_path: Path) -> None:
+    """Replies stay on disk: a reopened cache of 20 MB of replies holds far less than that,
+    and still returns every reply exactly."""
+    import tracemalloc
+
+    path = tmp_path / "big.jsonl"
+    with LLMCallCache(path) as cache:
+        for i in range(200):
+            cache.put("m", f"p{i}", False, f"{i}:" + "é" * 100_000)
+    tracemalloc.start()
+    reopened = LLMCallCache(path)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert held < 1_000_000
+    assert len(reopened) == 200
+    assert all(reopened.get("m", f"p{i}", False) == f"{i}:" + "é" * 100_000 for i in (0, 123, 199))
+    reopened.put("m", "p0", False, "newer")  # a later line for the same key wins
+    assert reopened.get("m", "p0", False) == "newer" and LLMCallCache(path).get("m", "p0", False) == "newer"
+
+
+def test_cache_never_returns_another_keys_line(tmp_path: Path) -> None:
+    """If the file changed under the cache (another writer), a stale offset is a miss."""
+    path = tmp_path / "c.jsonl"
+    cache = LLMCallCache(path)
+    cache.put("m", "p1", False, "r1")
+    cache.put("m", "p2", False, "r2")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(lines[1] + lines[0], encoding="utf-8")  # equal lengths: each offset finds the other key
+    assert cache.get("m", "p1", False) in (None, "r1") and cache.get("m", "p2", False) in (None, "r2")
+    assert LLMCallCache(path).get("m", "p2", False) == "r2"

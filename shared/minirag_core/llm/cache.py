@@ -22,18 +22,21 @@ def cache_key(name: str, prompt: str, json_mode: bool) -> str:
 
 
 class LLMCallCache:
-    """Replies keyed by :func:`cache_key`, kept in memory and in a JSONL file.
+    """Replies keyed by :func:`cache_key`, in a JSONL file (or in memory with ``path=None``).
 
     Each ``put`` appends one line and fsyncs it, so a crash loses at most the line
-    being written; unreadable lines (a truncated tail) are skipped on load.
-    ``path=None`` keeps the cache in memory only. Thread-safe.
+    being written; unreadable lines (a truncated tail) are skipped on load. Only each key's
+    line offset is held in memory (a reply is read from the file when asked for), so the
+    cache costs a few hundred bytes per entry however long the replies. Thread-safe.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._lock = threading.Lock()
-        self._data: dict[str, str] = {}
-        self._fh: IO[str] | None = None
+        self._memory: dict[str, str] = {}   # path=None: the replies themselves
+        self._offsets: dict[str, int] = {}  # with a file: where each key's line starts
+        self._fh: IO[bytes] | None = None
+        self._reader: IO[bytes] | None = None
         self._needs_newline = False
         self.hits = 0
         self.misses = 0
@@ -44,29 +47,53 @@ class LLMCallCache:
         assert self.path is not None
         if not self.path.exists():
             return
-        bad = 0
-        raw = self.path.read_bytes()
-        self._needs_newline = bool(raw) and not raw.endswith(b"\n")
-        for line in raw.decode("utf-8", errors="replace").splitlines():
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                self._data[str(row["key"])] = str(row["reply"])
-            except (ValueError, KeyError, TypeError):
-                bad += 1
+        bad, offset, line = 0, 0, b""
+        with open(self.path, "rb") as handle:
+            for line in handle:
+                key = self._key_of(line)
+                if key is not None:
+                    self._offsets[key] = offset
+                elif line.strip():
+                    bad += 1
+                offset += len(line)
+        self._needs_newline = bool(line) and not line.endswith(b"\n")
         if bad:
             logger.warning("LLM cache %s: skipped %d unreadable line(s)", self.path, bad)
 
+    @staticmethod
+    def _parse(line: bytes) -> tuple[str, str] | None:
+        """(key, reply) of a whole cache line, or None if it is unreadable."""
+        try:
+            row = json.loads(line.decode("utf-8", errors="replace"))
+            return str(row["key"]), str(row["reply"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def _key_of(self, line: bytes) -> str | None:
+        found = self._parse(line) if line.strip() else None
+        return found[0] if found is not None else None
+
     def __len__(self) -> int:
         with self._lock:
-            return len(self._data)
+            return len(self._offsets) if self.path is not None else len(self._memory)
+
+    def _read(self, key: str) -> str | None:
+        if self.path is None:
+            return self._memory.get(key)
+        offset = self._offsets.get(key)
+        if offset is None:
+            return None
+        if self._reader is None:
+            self._reader = open(self.path, "rb")
+        self._reader.seek(offset)
+        found = self._parse(self._reader.readline())
+        return found[1] if found is not None and found[0] == key else None
 
     def get(self, name: str, prompt: str, json_mode: bool = False) -> str | None:
         """The cached reply, or None."""
         key = cache_key(name, prompt, json_mode)
         with self._lock:
-            reply = self._data.get(key)
+            reply = self._read(key)
             if reply is None:
                 self.misses += 1
             else:
@@ -78,28 +105,32 @@ class LLMCallCache:
         key = cache_key(name, prompt, json_mode)
         line = json.dumps({"key": key, "name": name, "json_mode": bool(json_mode), "reply": reply})
         with self._lock:
-            self._data[key] = reply
             if self.path is None:
+                self._memory[key] = reply
                 return
             fh = self._open()
-            fh.write(("\n" if self._needs_newline else "") + line + "\n")
+            fh.seek(0, os.SEEK_END)
+            start = fh.tell() + self._needs_newline
+            fh.write((("\n" if self._needs_newline else "") + line + "\n").encode("utf-8"))
             self._needs_newline = False
             fh.flush()
             os.fsync(fh.fileno())
+            self._offsets[key] = start  # read back only if the line there is this key's
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> IO[bytes]:
         if self._fh is None:
             assert self.path is not None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")
+            self._fh = open(self.path, "ab")
         return self._fh
 
     def close(self) -> None:
-        """Close the file handle (the cache stays usable; it reopens on demand)."""
+        """Close the file handles (the cache stays usable; it reopens them on demand)."""
         with self._lock:
-            if self._fh is not None:
-                self._fh.close()
-                self._fh = None
+            for handle in (self._fh, self._reader):
+                if handle is not None:
+                    handle.close()
+            self._fh = self._reader = None
 
     def __enter__(self) -> "LLMCallCache":
         return self

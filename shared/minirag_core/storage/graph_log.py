@@ -18,7 +18,8 @@ from typing import Any
 import networkx as nx
 
 from ..graph import MERGED_FIELDS, add_sources
-from .base import Change, atomic_write_json, read_json
+from .base import Change
+from .graph_snapshot import read_snapshot, share_strings, write_snapshot
 
 __all__ = ["Change", "GraphFiles"]
 
@@ -122,9 +123,8 @@ class GraphFiles:
         snapshot, only the log's new lines are applied to it."""
         snapshot = self._stamp(self.path)
         if graph is None or snapshot != self._snapshot_stamp:
-            data = read_json(self.path, None)
-            graph = nx.node_link_graph(data, edges="edges")
-            self.seq, self.log_offset, self._snapshot_stamp = int(data.get("log_seq", 0)), 0, snapshot
+            graph, self.seq = read_snapshot(self.path)
+            self.log_offset, self._snapshot_stamp = 0, snapshot
         self._replay(graph)
         return graph
 
@@ -132,6 +132,7 @@ class GraphFiles:
         if not self.log_path.exists():
             self.log_offset = 0
             return
+        memo: dict[str, str] = {}  # equal strings shared across the records, as in a snapshot
         with open(self.log_path, "rb") as handle:
             handle.seek(self.log_offset)
             for line in handle:
@@ -142,14 +143,12 @@ class GraphFiles:
                 except ValueError:
                     break
                 if record["seq"] > self.seq:
-                    _apply(graph, record)
+                    _apply(graph, share_strings(record, memo))
                     self.seq = record["seq"]
                 self.log_offset += len(line)
 
     def write_snapshot(self, graph: nx.Graph) -> None:
-        data = nx.node_link_data(graph, edges="edges")
-        data["log_seq"] = self.seq
-        atomic_write_json(self.path, data)
+        write_snapshot(self.path, graph, self.seq)
         self._snapshot_stamp = self._stamp(self.path)
         if self.log_path.exists():
             os.truncate(self.log_path, 0)  # a crash before this: the snapshot's log_seq skips it
