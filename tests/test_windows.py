@@ -167,6 +167,28 @@ def test_bf16_torch_batches_match_float32_vectors(monkeypatch) -> None:
     assert SentenceTransformerEmbedder().precision == "bfloat16-autocast"
 
 
+def test_queries_run_on_torch_in_float32_once_it_is_loaded(monkeypatch) -> None:
+    """Before torch is loaded a query and its entities go through the NumPy pass; after
+    ``load_torch`` they run on torch, in float32 even where bfloat16 autocast is on, with the
+    same vectors; batches beyond query size keep the autocast setting."""
+    from minirag_core.embedding import numpy_bert
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    texts = ["Who repaired the brass telescope on the north pier?", "Marta Olsen", "north pier"]
+    embedder = SentenceTransformerEmbedder(bf16=True)
+    on_numpy = embedder._encode(texts)
+    assert embedder._numpy is not None and not embedder._torch_loaded
+    embedder.load_torch()
+    monkeypatch.setattr(numpy_bert.NumpyBertEncoder, "encode", lambda *a, **k: pytest.fail("NumPy pass used"))
+    seen = []
+    original = embedder._encode_torch
+    monkeypatch.setattr(embedder, "_encode_torch", lambda batch, bf16=None: seen.append(bf16) or original(batch, bf16))
+    on_torch = embedder._encode(texts)
+    assert seen == [False] and np.abs(on_torch - on_numpy).max() < 1e-5
+    embedder._encode(texts * 3)  # beyond a query's size: bfloat16 autocast as configured
+    assert seen == [False, True]
+
+
 def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:
     from minirag_core.storage.chroma_store import ChromaVectorStore
     from minirag_core.vectors import ENTITIES, VectorIndex

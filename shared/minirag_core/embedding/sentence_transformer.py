@@ -91,12 +91,13 @@ def _load(path: str) -> Any:
 
 #: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the NumPy
 #: encoder (no torch import: a query starts fast); larger ones by sentence-transformers. Once
-#: torch is loaded (indexing), only batches up to ``_NUMPY_ONCE_TORCH`` texts (a query and its
-#: entities) stay on NumPy: torch's kernels are several times faster per text on a busy machine
-#: (benchmarks/bench_embed.py)
+#: torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a query
+#: and its entities) run on torch in float32, as NumPy would compute them, but faster: about 18 ms
+#: for a question with its entity names against 26 ms, one thread each (at 10k chunks mini's p50
+#: fell from 54 to 43 ms: ``benchmarks/bench_scale.py --reuse`` with and without ``--torch-queries``)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
-_NUMPY_ONCE_TORCH = 8
+_QUERY_BATCH = 8
 #: texts longer than this many characters (about 128+ word pieces) are embedded
 #: ``_LONG_BATCH`` at a time: a batch of 64 full-length windows keeps ~200 MB of attention
 #: activations and runs ~25 % slower per text than batches of 8-16 on a 2-core CPU
@@ -143,26 +144,34 @@ class SentenceTransformerEmbedder:
         self._torch_loaded = True
         return _load(self.model_path)
 
+    def load_torch(self) -> None:
+        """Load the torch model now (about 4 s): from then on queries are embedded on torch too,
+        faster per query than the NumPy pass (for a long-running process; a one-off query on an
+        existing index never needs torch)."""
+        with self._lock:
+            _load(self.model_path)
+            self._torch_loaded = True
+
     def _encode(self, texts: list[str]) -> np.ndarray:
-        small = (len(texts) <= (_NUMPY_ONCE_TORCH if self._torch_loaded else _SMALL_BATCH)
-                 and all(len(t) <= _SMALL_TEXT_CHARS for t in texts))
+        short = all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
+        query_sized = short and len(texts) <= _QUERY_BATCH
         with self._lock:  # torch modules are not re-entrant across threads
-            if small:
+            if short and len(texts) <= _SMALL_BATCH and not self._torch_loaded:
                 if self._numpy is None:
                     from .numpy_bert import NumpyBertEncoder
 
                     self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
                 return self._numpy.encode(texts)
-            return self._encode_torch(texts)
+            return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
 
-    def _encode_torch(self, texts: list[str]) -> np.ndarray:
+    def _encode_torch(self, texts: list[str], bf16: bool | None = None) -> np.ndarray:
         import torch
 
         model = self._model
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         long = [i for i, t in enumerate(texts) if len(t) > _LONG_TEXT_CHARS]
         short = [i for i, t in enumerate(texts) if len(t) <= _LONG_TEXT_CHARS]
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16 if bf16 is None else bf16):
             for rows, batch in ((long, min(self.batch_size, _LONG_BATCH)), (short, self.batch_size)):
                 if rows:
                     vectors = model.encode([texts[i] for i in rows], batch_size=batch, normalize_embeddings=False,
