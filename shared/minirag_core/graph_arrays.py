@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -22,6 +22,33 @@ import numpy as np
 from .edge_scoring import _reach
 from .graph import ENTITY, RELATION
 from .path_scoring import Path
+
+
+Node = TypeVar("Node", int, str)
+
+
+def bounded_expansion(start: list[Node], neighbours: Callable[[Node, int], Iterable[Node]], hops: int,
+                      max_nodes: int, max_neighbors: int) -> dict[Node, int]:
+    """Breadth-first from ``start`` (node -> hop): each node adds at most ``max_neighbors`` new
+    neighbours, in the order ``neighbours(node, nodes reached so far)`` gives them (strongest
+    first), until ``max_nodes`` are reached, so a hub cannot pull in the whole graph."""
+    depth = {s: 0 for s in start}
+    queue, head = list(depth), 0
+    while head < len(queue) and len(depth) < max_nodes:
+        node = queue[head]
+        head += 1
+        if depth[node] >= hops:
+            continue
+        added = 0
+        for neighbour in neighbours(node, len(depth)):
+            if added >= max_neighbors or len(depth) >= max_nodes:
+                break
+            if neighbour in depth:
+                continue
+            depth[neighbour] = depth[node] + 1
+            queue.append(neighbour)
+            added += 1
+    return depth
 
 
 @dataclass
@@ -88,23 +115,10 @@ class RelationArrays:
         """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation
         edges, each node adding at most ``max_neighbors`` strongest new neighbours."""
         max_neighbors = self.max_neighbors
-        depth = {self.position[s]: 0 for s in dict.fromkeys(seeds) if s in self.position}
-        queue = list(depth)
-        head = 0
-        while head < len(queue) and len(depth) < max_nodes:
-            node = queue[head]
-            head += 1
-            if depth[node] >= hops:
-                continue
-            added = 0  # adds at most max_neighbors, skips at most the nodes reached
-            for neighbour in self.row(node, max_neighbors + len(depth)):
-                if added >= max_neighbors or len(depth) >= max_nodes:
-                    break
-                if neighbour in depth:
-                    continue
-                depth[neighbour] = depth[node] + 1
-                queue.append(neighbour)
-                added += 1
+        # a node adds at most max_neighbors, so it skips at most the nodes already reached
+        depth = bounded_expansion([self.position[s] for s in dict.fromkeys(seeds) if s in self.position],
+                                  lambda node, reached: self.row(node, max_neighbors + reached),
+                                  hops, max_nodes, max_neighbors)
         members = np.array(sorted(depth), dtype=np.int64)
         left, right, weight = self._induced(members)
         ids, types = self.ids, self.types

@@ -8,7 +8,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, BinaryIO, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import networkx as nx
 import numpy as np
@@ -116,13 +116,14 @@ class VectorStore(Protocol):
     def count(self, collection: str) -> int: ...
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write-then-rename, so a crash leaves either the old or the new file, never half."""
+def atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:
+    """Write-then-rename (``write`` fills the new file), so a crash leaves either the old or
+    the new file, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -130,6 +131,10 @@ def atomic_write_text(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

@@ -12,12 +12,12 @@ by the per-chunk records) between the items, as a graph built in-process does.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import networkx as nx
+
+from .base import atomic_write
 
 __all__ = ["read_snapshot", "share_strings", "write_snapshot"]
 
@@ -55,24 +55,16 @@ def _lines(graph: nx.Graph, log_seq: int) -> Iterator[str]:
 
 def write_snapshot(path: Path, graph: nx.Graph, log_seq: int) -> None:
     """Write the snapshot atomically (write-then-rename), a batch of lines at a time."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            batch: list[str] = []
-            for line in _lines(graph, log_seq):
-                batch.append(line)
-                if len(batch) >= _BATCH:
-                    handle.write("".join(batch).encode("utf-8"))
-                    batch = []
-            handle.write("".join(batch).encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    def write(handle: BinaryIO) -> None:
+        batch: list[str] = []
+        for line in _lines(graph, log_seq):
+            batch.append(line)
+            if len(batch) >= _BATCH:
+                handle.write("".join(batch).encode("utf-8"))
+                batch = []
+        handle.write("".join(batch).encode("utf-8"))
+
+    atomic_write(path, write)
 
 
 def _item(line: bytes) -> dict[str, Any] | None:

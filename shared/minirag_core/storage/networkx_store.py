@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections import Counter, deque
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, RELATION
-from ..graph_arrays import RelationArrays
+from ..graph_arrays import RelationArrays, bounded_expansion
 from .graph_log import Change, GraphFiles
 
 
@@ -114,21 +114,8 @@ class NetworkXGraphStore:
         with self.lock:
             g = self.graph
             start = [s for s in dict.fromkeys(seeds) if g.has_node(s) and g.nodes[s].get("kind") == ENTITY]
-            depth = {s: 0 for s in start}
-            queue = deque(start)
-            while queue and len(depth) < max_nodes:
-                node = queue.popleft()
-                if depth[node] >= hops:
-                    continue
-                added = 0
-                for neighbour in self._strongest_relations(node):
-                    if added >= max_neighbors or len(depth) >= max_nodes:
-                        break
-                    if neighbour in depth:
-                        continue
-                    depth[neighbour] = depth[node] + 1
-                    queue.append(neighbour)
-                    added += 1
+            depth = bounded_expansion(start, lambda node, _: self._strongest_relations(node), hops, max_nodes,
+                                      max_neighbors)
             return self._induced(depth)
 
     def relation_arrays(self) -> RelationArrays:
