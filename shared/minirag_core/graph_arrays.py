@@ -51,6 +51,24 @@ def bounded_expansion(start: list[Node], neighbours: Callable[[Node, int], Itera
     return depth
 
 
+def _edge_columns(edges: list[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(left, right, weight) arrays of ``(left, right, weight)`` edge triples."""
+    if not edges:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
+    left, right, weight = zip(*edges)
+    return np.array(left, np.int64), np.array(right, np.int64), np.array(weight, np.float64)
+
+
+def _both_ways(left: np.ndarray, right: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each undirected edge as two directed entries: (rows, cols, weights)."""
+    return np.concatenate([left, right]), np.concatenate([right, left]), np.concatenate([weight, weight])
+
+
+def _row_starts(rows: np.ndarray, n: int) -> np.ndarray:
+    """CSR ``indptr`` of entries sorted by row."""
+    return np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
+
+
 @dataclass
 class Subgraph:
     """Entity nodes near the seeds (sorted ids, with hop and type) and the relation edges
@@ -75,10 +93,9 @@ class Subgraph:
         nodes = sorted(graph._adj)
         position = {n: i for i, n in enumerate(nodes)}
         attrs = graph._node
-        edges = [(position[u], position[v], e.get("weight", 1.0)) for u, near in graph._adj.items()
-                 for v, e in near.items() if position[u] < position[v]]
-        left, right, weight = (np.array(c, dtype=t) for c, t in
-                               zip(zip(*edges) if edges else ((), (), ()), (np.int64, np.int64, np.float64)))
+        left, right, weight = _edge_columns([(position[u], position[v], e.get("weight", 1.0))
+                                             for u, near in graph._adj.items() for v, e in near.items()
+                                             if position[u] < position[v]])
         return cls(nodes, [attrs[n].get("hop", 0) for n in nodes], [str(attrs[n].get("type", "")) for n in nodes],
                    left, right, weight, lambda u, v: graph._adj[u][v])
 
@@ -97,14 +114,12 @@ class RelationArrays:
         nodes = graph._node
         self.types = [str(nodes[n].get("type", "")) for n in self.ids]
         position = self.position
-        edges = [(position[u], position[v], e["weight"]) for u, v, e in graph.edges(data=True)
-                 if e.get("kind") == RELATION and u in position and v in position]
-        u, v, w = (np.array(c, dtype=t) for c, t in
-                   zip(zip(*edges) if edges else ((), (), ()), (np.int64, np.int64, np.float64)))
-        rows, cols, weights = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([w, w])
+        rows, cols, weights = _both_ways(*_edge_columns([
+            (position[u], position[v], e["weight"]) for u, v, e in graph.edges(data=True)
+            if e.get("kind") == RELATION and u in position and v in position]))
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]
-        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(self.ids)))])
+        self.indptr = _row_starts(rows, len(self.ids))
 
     def row(self, i: int, limit: int) -> list[int]:
         """Entity ``i``'s ``limit`` strongest relation neighbours."""
@@ -184,9 +199,7 @@ class PathSearch:
         self.sub = sub
         self.candidates = answer_candidates
         position, n = sub.position, len(sub.nodes)
-        rows = np.concatenate([sub.left, sub.right])
-        cols = np.concatenate([sub.right, sub.left])
-        weights = np.concatenate([sub.weight, sub.weight])
+        rows, cols, weights = _both_ways(sub.left, sub.right, sub.weight)
         is_candidate = np.zeros(n, dtype=bool)
         is_candidate[[position[c] for c in answer_candidates if c in position]] = True
         keyed = np.zeros(len(rows), dtype=np.float64)
@@ -204,7 +217,7 @@ class PathSearch:
         gain = keyed + is_candidate[cols].astype(np.float64)
         order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
         self._cols, self._gain = cols[order], gain[order]
-        self._indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
+        self._indptr = _row_starts(rows, n)
         self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
 
     def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
