@@ -4,7 +4,8 @@ on corpora of 1k, 10k (and 100k) chunks built from the development sets.
     nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 [--out DIR] [--reuse]
 
 Each size runs in its own subprocess (so peak RSS is that size's), on a fresh workdir with
-the embedded default (offline extractor, bundled embedding model). Corpora: the passages
+the embedded default (offline extractor, bundled embedding model; ``--graph-backend sqlite``
+for the graph in a SQLite file). Corpora: the passages
 of the development sets, then replicas with perturbed names and ids (``scale_corpus``).
 Questions: test-half questions whose evidence is in the smallest corpus, the same at every
 size; modes interleave per question. Writes ``scale.json`` and ``scale.png`` (log axes).
@@ -49,7 +50,7 @@ def _questions(smallest: int, n: int):
 
 def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False,
             replica_extractions: bool = False, seed_extractions: Path | None = None,
-            torch_queries: bool = False) -> dict:
+            torch_queries: bool = False, graph_backend: str | None = None) -> dict:
     """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess)."""
     from minirag_core.index import MiniRAGIndex
 
@@ -65,7 +66,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         workdir.mkdir(parents=True)
         shutil.copyfile(seed_extractions, workdir / "extractions.jsonl")
     t0 = time.perf_counter()
-    index = MiniRAGIndex(workdir)
+    index = MiniRAGIndex(workdir, graph_backend=graph_backend)
     index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
     index._typer().type_vectors  # process, not part of the per-chunk throughput
     extractor = index.extractor = TimedExtractor(ReplicaExtractor(index.extractor) if replica_extractions
@@ -80,7 +81,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
              "replica_extractions_reused": getattr(extractor.inner, "reused", 0),
              "extraction_cache_seeded": seed_extractions is not None,
              "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
-             "stats": index.stats()}
+             "stats": index.stats(), "graph_store": type(index.graph_store).__name__}
     print(f"[{size}] indexed {report.chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
           file=sys.stderr, flush=True)
     return _time_queries(size, workdir, questions, build, torch_queries)
@@ -156,6 +157,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                    help="start each workdir with this extractions.jsonl (cached chunks are not extracted again)")
     p.add_argument("--torch-queries", action="store_true",
                    help="load torch before the queries (a long-running process) instead of the NumPy encoder")
+    p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
+                   help="embedded graph store of the new workdirs (default networkx)")
     p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in a subprocess
     p.add_argument("--smallest", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -164,7 +167,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.one is not None:
         configure_threads(args.threads)
         result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
-                         args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries)
+                         args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
+                         args.graph_backend)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
@@ -173,6 +177,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         "--out", str(args.out), "--questions", str(args.questions), "--threads", str(args.threads)]
                        + (["--reuse"] if args.reuse else [])
                        + (["--torch-queries"] if args.torch_queries else [])
+                       + (["--graph-backend", args.graph_backend] if args.graph_backend else [])
                        + (["--replica-extractions"] if args.replica_extractions else [])
                        + (["--seed-extractions", str(args.seed_extractions)] if args.seed_extractions else []),
                        check=True)

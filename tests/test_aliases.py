@@ -8,7 +8,9 @@ import re
 from minirag_core.aliases import full_form, short_form
 from minirag_core.index import MiniRAGIndex
 from minirag_core.types import Document, ExtractedEntity, ExtractedRelation, ExtractionResult
-from test_index_incremental import _assert_same_vectors, _graph_state, _vector_state
+import pytest
+
+from test_index_incremental import _assert_same_vectors, _graph_state, _vector_state, whole_graph
 
 _PERSON = re.compile(r"\[([^\]]+)\]")  # [Name] is a person, {Name} a place
 _PLACE = re.compile(r"\{([^}]+)\}")
@@ -33,8 +35,14 @@ class BracketExtractor:
         return self.extract(chunks)
 
 
-def _index(path, embedder, docs):
-    index = MiniRAGIndex(path, embedder=embedder, extractor=BracketExtractor())
+@pytest.fixture(params=["networkx", "sqlite"])
+def backend(request) -> str:
+    """Both embedded stores consolidate aliases alike."""
+    return request.param
+
+
+def _index(path, embedder, docs, backend):
+    index = MiniRAGIndex(path, embedder=embedder, extractor=BracketExtractor(), graph_backend=backend)
     index.insert(docs)
     return index
 
@@ -51,13 +59,13 @@ def test_short_and_full_forms():
     assert full_form("VASQUEZ") is None
 
 
-def test_short_forms_join_the_one_full_name(tmp_path, embedder):
+def test_short_forms_join_the_one_full_name(tmp_path, embedder, backend):
     docs = [_doc("a", "[Henrietta Vasquez] opened the archive in {Harwick}."),
             _doc("b", "[Vasquez's] notes were read aloud in {Dunmore}."),
             _doc("c", "Letters from [H. Vasquez] reached {Harwick}."),
             _doc("d", "[Vasquez] wrote again.")]
-    index = _index(tmp_path / "wd", embedder, docs)
-    g = index.graph_store.graph
+    index = _index(tmp_path / "wd", embedder, docs, backend)
+    g = whole_graph(index.graph_store)
     assert not g.has_node("VASQUEZ") and not g.has_node("H. VASQUEZ") and not g.has_node("VASQUEZS")
     node = index.graph_store.entity("HENRIETTA VASQUEZ")
     assert node["name"] == "Henrietta Vasquez" and node["type"] == "PERSON"
@@ -69,49 +77,49 @@ def test_short_forms_join_the_one_full_name(tmp_path, embedder):
     assert all(s == ["HENRIETTA VASQUEZ"] for s in subjects.values())
 
 
-def test_ambiguous_short_forms_stay_apart(tmp_path, embedder):
+def test_ambiguous_short_forms_stay_apart(tmp_path, embedder, backend):
     docs = [_doc("a", "[John Smith] sailed from {Harwick}."),
             _doc("b", "[Jane Smith] stayed in {Dunmore}."),
             _doc("c", "[Smith] wrote to the harbour office."),
             _doc("d", "[J. Smith] signed the log.")]
-    g = _index(tmp_path / "wd", embedder, docs).graph_store.graph
+    g = whole_graph(_index(tmp_path / "wd", embedder, docs, backend).graph_store)
     assert g.has_node("SMITH") and g.has_node("J. SMITH")
     assert not g.has_edge("SMITH", "JOHN SMITH") and not g.has_edge("SMITH", "JANE SMITH")
     assert len(g.nodes["JOHN SMITH"]["source_chunks"]) == 1 and len(g.nodes["JANE SMITH"]["source_chunks"]) == 1
 
 
-def test_deleting_the_full_name_equals_a_build_without_it(tmp_path, embedder):
+def test_deleting_the_full_name_equals_a_build_without_it(tmp_path, embedder, backend):
     docs = [_doc("a", "[Henrietta Vasquez] opened the archive in {Harwick}."),
             _doc("b", "[Vasquez] read the notes in {Dunmore}."),
             _doc("c", "[Marta Lind] and [Vasquez] met in {Harwick}."),
             _doc("d", "[Lind] left {Dunmore}.")]
-    index = _index(tmp_path / "wd", embedder, docs)
-    assert not index.graph_store.graph.has_node("VASQUEZ")
+    index = _index(tmp_path / "wd", embedder, docs, backend)
+    assert not whole_graph(index.graph_store).has_node("VASQUEZ")
     index.delete("a")
-    fresh = _index(tmp_path / "fresh", embedder, docs[1:])
-    assert index.graph_store.graph.has_node("VASQUEZ")
+    fresh = _index(tmp_path / "fresh", embedder, docs[1:], backend)
+    assert whole_graph(index.graph_store).has_node("VASQUEZ")
     assert _graph_state(index) == _graph_state(fresh)
     _assert_same_vectors(_vector_state(index), _vector_state(fresh))
     # and back: inserting it again gives the build with every document, in any order
     index.insert([docs[0]])
-    reverse = _index(tmp_path / "reverse", embedder, docs[::-1])
+    reverse = _index(tmp_path / "reverse", embedder, docs[::-1], backend)
     assert _graph_state(index) == _graph_state(reverse)
     _assert_same_vectors(_vector_state(index), _vector_state(reverse))
     reopened = MiniRAGIndex(tmp_path / "wd", embedder=embedder, extractor=BracketExtractor())
     assert _graph_state(reopened) == _graph_state(index)  # the change log replays the moves
 
 
-def test_a_second_full_name_splits_an_alias_off_again(tmp_path, embedder):
+def test_a_second_full_name_splits_an_alias_off_again(tmp_path, embedder, backend):
     docs = [_doc("a", "[John Smith] sailed from {Harwick}."), _doc("c", "[Smith] wrote to {Dunmore}.")]
-    index = _index(tmp_path / "wd", embedder, docs)
-    assert index.graph_store.graph.has_edge("DUNMORE", "JOHN SMITH")
+    index = _index(tmp_path / "wd", embedder, docs, backend)
+    assert whole_graph(index.graph_store).has_edge("DUNMORE", "JOHN SMITH")
     index.insert([_doc("b", "[Jane Smith] stayed in {Dunmore}.")])
-    fresh = _index(tmp_path / "fresh", embedder, [*docs, _doc("b", "[Jane Smith] stayed in {Dunmore}.")])
-    assert index.graph_store.graph.has_edge("DUNMORE", "SMITH")
+    fresh = _index(tmp_path / "fresh", embedder, [*docs, _doc("b", "[Jane Smith] stayed in {Dunmore}.")], backend)
+    assert whole_graph(index.graph_store).has_edge("DUNMORE", "SMITH")
     assert _graph_state(index) == _graph_state(fresh)
 
 
-def test_a_chunk_naming_both_forms_keeps_its_own_split(tmp_path, embedder):
+def test_a_chunk_naming_both_forms_keeps_its_own_split(tmp_path, embedder, backend):
     """Whether a chunk's own mentions are one person is the extractor's call, not the graph's."""
-    g = _index(tmp_path / "wd", embedder, [_doc("a", "[Smith] and [John Smith] spoke.")]).graph_store.graph
+    g = whole_graph(_index(tmp_path / "wd", embedder, [_doc("a", "[Smith] and [John Smith] spoke.")], backend).graph_store)
     assert g.has_node("SMITH") and g.has_edge("SMITH", "JOHN SMITH")

@@ -10,8 +10,18 @@ from minirag_core.index import IndexSettingsMismatch, MiniRAGIndex
 from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS
 
 
+def whole_graph(store) -> nx.Graph:
+    """The whole graph of an embedded store: the networkx store's own, or a SQLite store's
+    working graph of every chunk, entity and relation."""
+    if isinstance(getattr(store, "graph", None), nx.Graph):
+        return store.graph
+    graph = store.working_graph(store.chunk_ids(), store.entity_ids(), store.relation_edges())
+    graph.graph["documents"] = store.documents()
+    return graph
+
+
 def _graph_state(index: MiniRAGIndex) -> dict:
-    data = nx.node_link_data(index.graph_store.graph, edges="edges")
+    data = nx.node_link_data(whole_graph(index.graph_store), edges="edges")
     data["nodes"] = sorted(data["nodes"], key=lambda n: n["id"])
     data["edges"] = sorted(data["edges"], key=lambda e: (min(e["source"], e["target"]), max(e["source"], e["target"])))
     for edge in data["edges"]:

@@ -58,7 +58,7 @@ def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
     return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
 
 
-def _own_type(node: dict[str, Any]) -> str | None:
+def own_type(node: dict[str, Any]) -> str | None:
     """The majority type of the records the node holds under its own id (aliases excluded)."""
     types = Counter(r["type"] for r in node["sources"].values() if "raw" not in r and r["type"])
     return min(types, key=lambda t: (-types[t], t)) if types else None
@@ -77,7 +77,7 @@ def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
             continue
         holders.append(node_id)
         surname = full_form(node_id)
-        if surname and _own_type(attrs) == PERSON:
+        if surname and own_type(attrs) == PERSON:
             fulls.setdefault(surname, []).append(node_id)
     units: list[tuple[str, str, str, str]] = []  # (chunk, raw id, home now, home wanted)
     for home in holders:
@@ -155,9 +155,10 @@ def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
 
 
 def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str]) -> AliasMoves:
-    """:func:`consolidate` where ``store`` holds the whole graph in ``graph`` (the embedded
-    store); a server store's working graph holds only what a write touches, not every PERSON
-    node of a surname, so there aliases stay apart."""
-    if not getattr(store, "holds_whole_graph", False):
+    """:func:`consolidate` where ``graph`` holds every entity it reads: the networkx store's
+    whole graph, or the SQLite store's working graph (which loads the entities of each touched
+    surname); a FalkorDB working graph holds only what a write touches, so there aliases stay
+    apart."""
+    if not (getattr(store, "holds_whole_graph", False) or getattr(store, "loads_alias_neighbourhood", False)):
         return AliasMoves()
     return consolidate(graph, entity_ids)

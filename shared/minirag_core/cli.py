@@ -45,7 +45,9 @@ def _open_index(args: argparse.Namespace, *, llm=None):
         raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
     try:
         return MiniRAGIndex(workdir, llm=llm, chroma_url=getattr(args, "chroma_url", None),
-                            falkordb_url=getattr(args, "falkordb_url", None), show_progress=not getattr(args, "quiet", False),
+                            falkordb_url=getattr(args, "falkordb_url", None),
+                            graph_backend=getattr(args, "graph_backend", None),
+                            show_progress=not getattr(args, "quiet", False),
                             lock_timeout=getattr(args, "lock_timeout", None))
     except (IndexSettingsMismatch, WorkdirBusy, GraphStoreMismatch) as exc:
         raise CLIError(str(exc)) from exc
@@ -182,7 +184,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if manifest is None:
         raise CLIError(f"no index at {workdir}; run `minirag index PATH --workdir {workdir}` first")
     try:
-        graph = open_graph_store(workdir, getattr(args, "falkordb_url", None))
+        graph = open_graph_store(workdir, getattr(args, "falkordb_url", None), getattr(args, "graph_backend", None))
     except GraphStoreMismatch as exc:
         raise CLIError(str(exc)) from exc
     from .settings import RetrievalSettings
@@ -229,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--chroma-url", help="use a Chroma server (e.g. http://127.0.0.1:8000) instead of embedded")
         p.add_argument("--falkordb-url", help="keep the graph on a FalkorDB server (falkordb://HOST:PORT[/GRAPH]) "
                                               "instead of graph.json")
+        p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
+                       help="embedded graph store of a new workdir: networkx (in memory, default) or sqlite "
+                            "(a file; for graphs larger than memory); a workdir reopens with its own")
         p.add_argument("--lock-timeout", type=float, default=None,
                        help="seconds to wait while another process writes to the workdir (default: wait)")
 

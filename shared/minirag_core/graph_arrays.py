@@ -106,20 +106,29 @@ class Subgraph:
 class RelationArrays:
     """Every relation edge of a graph as CSR rows, strongest neighbour first (then by id)."""
 
-    def __init__(self, graph: nx.Graph, max_neighbors: int = 40) -> None:
-        self.graph = graph
+    def __init__(self, ids: list[str], types: list[str], edges: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 edge_attrs: Callable[[str, str], dict[str, Any]], max_neighbors: int = 40) -> None:
+        """``ids`` sorted; ``edges`` as (left, right, weight) columns of positions in ``ids``;
+        ``edge_attrs(a, b)`` a relation's stored attributes (empty if a write removed it)."""
         self.max_neighbors = max_neighbors
-        self.ids = sorted(n for n, kind in graph.nodes(data="kind") if kind == ENTITY)
-        self.position = {n: i for i, n in enumerate(self.ids)}
-        nodes = graph._node
-        self.types = [str(nodes[n].get("type", "")) for n in self.ids]
-        position = self.position
-        rows, cols, weights = _both_ways(*_edge_columns([
-            (position[u], position[v], e["weight"]) for u, v, e in graph.edges(data=True)
-            if e.get("kind") == RELATION and u in position and v in position]))
+        self.ids, self.types, self.edge_attrs = ids, types, edge_attrs
+        self.position = {n: i for i, n in enumerate(ids)}
+        rows, cols, weights = _both_ways(*edges)
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]
-        self.indptr = _row_starts(rows, len(self.ids))
+        self.indptr = _row_starts(rows, len(ids))
+
+    @classmethod
+    def from_graph(cls, graph: nx.Graph, max_neighbors: int = 40) -> RelationArrays:
+        """The arrays of a whole networkx graph."""
+        ids = sorted(n for n, kind in graph.nodes(data="kind") if kind == ENTITY)
+        position = {n: i for i, n in enumerate(ids)}
+        nodes = graph._node
+        edges = _edge_columns([(position[u], position[v], e["weight"]) for u, v, e in graph.edges(data=True)
+                               if e.get("kind") == RELATION and u in position and v in position])
+        raw = graph._adj
+        return cls(ids, [str(nodes[n].get("type", "")) for n in ids], edges,
+                   lambda a, b: raw.get(a, {}).get(b, {}), max_neighbors)
 
     def row(self, i: int, limit: int) -> list[int]:
         """Entity ``i``'s ``limit`` strongest relation neighbours."""
@@ -137,10 +146,8 @@ class RelationArrays:
         members = np.array(sorted(depth), dtype=np.int64)
         left, right, weight = self._induced(members)
         ids, types = self.ids, self.types
-        raw = self.graph._adj  # an edge a write removed meanwhile reads as no attributes
         return Subgraph([ids[m] for m in members.tolist()], [depth[m] for m in members.tolist()],
-                        [types[m] for m in members.tolist()], left, right, weight,
-                        lambda a, b: raw.get(a, {}).get(b, {}))
+                        [types[m] for m in members.tolist()], left, right, weight, self.edge_attrs)
 
     def _induced(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The edges among ``members`` (sorted global numbers) as local ``left < right``."""

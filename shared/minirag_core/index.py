@@ -56,15 +56,17 @@ class MiniRAGIndex:
     and the bundled all-MiniLM-L6-v2, so it needs no server. Give an ``llm`` (any
     ``LLMBackend``, e.g. ``OllamaBackend``) for model-based extraction, query mapping and
     answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph
-    is the embedded networkx store unless ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``)
-    or a ``graph_store`` is given.
+    is the embedded networkx store unless ``graph_backend="sqlite"`` (a SQLite file: the graph
+    need not fit in memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a
+    ``graph_store`` is given; a workdir reopens with the store it was built with.
     """
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
                  query_mapper: QueryMapper | None = None, vector_store: VectorStore | None = None,
                  chroma_url: str | None = None, graph_store: GraphStore | None = None,
-                 falkordb_url: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                 falkordb_url: str | None = None, graph_backend: str | None = None,
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None) -> None:
@@ -95,7 +97,7 @@ class MiniRAGIndex:
                 vector_store = ChromaVectorStore(None, url=chroma_url, prefix=self._server_prefix())
             else:
                 vector_store = ChromaVectorStore(self._path("chroma"))
-        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url)
+        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
         self._rw = ReadWriteLock()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
@@ -114,6 +115,16 @@ class VectorStore(Protocol):
         """The stored vectors of ``ids`` (those present), by id."""
 
     def count(self, collection: str) -> int: ...
+
+
+def rank_type_pool(entities: Iterable[tuple[str, str, int]], examples_per_type: int) -> dict[str, list[str]]:
+    """``type_pool`` from (type, name, degree) rows in the store's order: types by how many
+    names they have, each with its highest-degree names (ties in row order)."""
+    by_type: dict[str, Counter] = {}
+    for type_, name, degree in entities:
+        by_type.setdefault(type_, Counter())[name] = degree
+    ranked = sorted(by_type, key=lambda t: (-len(by_type[t]), t))
+    return {t: [n for n, _ in by_type[t].most_common(examples_per_type)] for t in ranked}
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], Any]) -> None:

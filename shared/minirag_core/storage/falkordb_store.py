@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter
 from typing import Any, Iterable
 from urllib.parse import unquote, urlparse
 
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from .base import Change
+from .base import Change, rank_type_pool
 
 SCHEME = "falkordb"
 _LABEL = {ENTITY: "Entity", CHUNK: "Chunk"}
@@ -344,11 +343,8 @@ class FalkorDBGraphStore:
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         """As ``NetworkXGraphStore.type_pool``, but examples of equal degree come in name order
         (the server keeps no insertion order)."""
-        by_type: dict[str, Counter] = {}
-        for type_, name, degree in self._q("MATCH (e:Entity) RETURN e.type, e.name, size((e)--()) ORDER BY e.name"):
-            by_type.setdefault(type_, Counter())[name] = degree
-        ranked = sorted(by_type, key=lambda t: (-len(by_type[t]), t))
-        return {t: [n for n, _ in by_type[t].most_common(examples_per_type)] for t in ranked}
+        return rank_type_pool(self._q("MATCH (e:Entity) RETURN e.type, e.name, size((e)--()) ORDER BY e.name"),
+                              examples_per_type)
 
     def stats(self) -> dict[str, int]:
         count = lambda q: int(self._q(q)[0][0])  # noqa: E731

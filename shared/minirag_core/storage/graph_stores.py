@@ -1,4 +1,5 @@
-"""Which graph store an index opens: the embedded networkx store, or a FalkorDB graph named by URL."""
+"""Which graph store an index opens: an embedded store (networkx in memory, or a SQLite file for
+graphs larger than memory), or a FalkorDB graph named by URL."""
 
 from __future__ import annotations
 
@@ -10,27 +11,49 @@ from .networkx_store import NetworkXGraphStore
 
 #: in a workdir whose graph lives on a server: the name of that graph there
 GRAPH_SERVER_FILE = "graph_server.json"
+#: the embedded stores, by name, and the file each keeps in the workdir
+EMBEDDED_FILES = {"networkx": "graph.json", "sqlite": "graph.sqlite"}
 
 
 class GraphStoreMismatch(ValueError):
     """The workdir's graph lives elsewhere than where it was asked for."""
 
 
-def open_graph_store(workdir: Path | None, falkordb_url: str | None = None) -> GraphStore:
-    """The store for ``workdir``: ``graph.json`` in it, or with ``falkordb_url``
-    (``falkordb://host:port[/graph]``) a graph on that server. A URL naming no graph gets one
-    own to the workdir, recorded in ``graph_server.json`` so that reopening finds it."""
+def _embedded_store(workdir: Path | None, backend: str | None) -> GraphStore:
+    """The embedded store a workdir holds (a new one: ``backend``, networkx by default)."""
+    if backend is not None and backend not in EMBEDDED_FILES:
+        raise ValueError(f"graph backend {backend!r}: expected one of {sorted(EMBEDDED_FILES)}")
+    held = [name for name, file in EMBEDDED_FILES.items() if workdir is not None and (workdir / file).exists()]
+    if held and backend is not None and backend not in held:
+        raise GraphStoreMismatch(f"{workdir} keeps its graph in {EMBEDDED_FILES[held[0]]} ({held[0]}), "
+                                 f"not {backend}: open it without graph_backend, or index into a new workdir")
+    chosen = backend or (held[0] if held else "networkx")
+    path = workdir / EMBEDDED_FILES[chosen] if workdir is not None else None
+    if chosen == "sqlite":
+        from .sqlite_store import SQLiteGraphStore
+
+        return SQLiteGraphStore(path)
+    return NetworkXGraphStore(path)
+
+
+def open_graph_store(workdir: Path | None, falkordb_url: str | None = None,
+                     backend: str | None = None) -> GraphStore:
+    """The store for ``workdir``: the embedded one it holds (``graph.json``: networkx,
+    ``graph.sqlite``: SQLite; for a new workdir ``backend``, networkx by default), or with
+    ``falkordb_url`` (``falkordb://host:port[/graph]``) a graph on that server. A URL naming no
+    graph gets one own to the workdir, recorded in ``graph_server.json`` so that reopening finds it."""
     record = workdir / GRAPH_SERVER_FILE if workdir is not None else None
     found = read_json(record, None) if record is not None else None
     if not falkordb_url:
         if found is not None:
             raise GraphStoreMismatch(f"{workdir} keeps its graph on a FalkorDB server (graph {found['graph']!r}): "
                              "open it with falkordb_url='falkordb://HOST:PORT'")
-        return NetworkXGraphStore(workdir / "graph.json" if workdir is not None else None)
+        return _embedded_store(workdir, backend)
     from .falkordb_store import FalkorDBGraphStore, parse_url
 
-    if workdir is not None and (workdir / "graph.json").exists():
-        raise GraphStoreMismatch(f"{workdir} keeps its graph in graph.json (the embedded store): "
+    held = [f for f in EMBEDDED_FILES.values() if workdir is not None and (workdir / f).exists()]
+    if held:
+        raise GraphStoreMismatch(f"{workdir} keeps its graph in {held[0]} (an embedded store): "
                          "open it without falkordb_url, or index into a new workdir")
     named = parse_url(falkordb_url)[2]
     known = found["graph"] if found is not None else None

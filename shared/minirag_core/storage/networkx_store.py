@@ -11,6 +11,7 @@ import networkx as nx
 
 from ..graph import CHUNK, ENTITY, RELATION
 from ..graph_arrays import RelationArrays, bounded_expansion
+from .base import rank_type_pool
 from .graph_log import Change, GraphFiles
 
 
@@ -122,7 +123,7 @@ class NetworkXGraphStore:
         """The relation edges as arrays, for mini mode's graph work (built once per graph version)."""
         with self.lock:
             if self._arrays is None:
-                self._arrays = RelationArrays(self.graph, self.MAX_NEIGHBORS)
+                self._arrays = RelationArrays.from_graph(self.graph, self.MAX_NEIGHBORS)
             return self._arrays
 
     def _induced(self, depth: dict[str, int]) -> nx.Graph:
@@ -218,12 +219,9 @@ class NetworkXGraphStore:
 
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         with self.lock:
-            by_type: dict[str, Counter] = {}
-            for node, attrs in self.graph.nodes(data=True):
-                if attrs.get("kind") == ENTITY:
-                    by_type.setdefault(attrs["type"], Counter())[attrs["name"]] = self.graph.degree(node)
-            ranked = sorted(by_type, key=lambda t: (-len(by_type[t]), t))
-            return {t: [n for n, _ in by_type[t].most_common(examples_per_type)] for t in ranked}
+            return rank_type_pool(((attrs["type"], attrs["name"], self.graph.degree(node))
+                                   for node, attrs in self.graph.nodes(data=True) if attrs.get("kind") == ENTITY),
+                                  examples_per_type)
 
     def stats(self) -> dict[str, int]:
         with self.lock:

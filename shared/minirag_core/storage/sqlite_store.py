@@ -1,0 +1,372 @@
+"""The graph in one SQLite file: the embedded ``GraphStore`` for corpora larger than memory.
+
+Tables: ``nodes`` (entities and chunks: id, kind, name, type, attributes as JSON, and for the
+entities alias consolidation reads, their surname), ``mentions`` (entity-chunk edges:
+description, ``subject`` for the chunks about the entity), ``relations`` (entity-entity edges
+stored from the smaller id to the larger: weight, keywords, description, per-chunk records),
+``documents`` (the registry) and ``meta`` (``seq`` counts writes, how another process's writes
+are noticed).
+
+Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
+(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version, and every
+other read is an indexed query. A write loads only what it reads and changes
+(``working_graph``, with the entities sharing a surname with what it touches, so aliases
+consolidate as in the networkx store) and saves the change in one transaction: a process killed
+mid-save leaves the file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+import networkx as nx
+import numpy as np
+
+from ..aliases import PERSON, full_form, own_type, short_form
+from ..graph import CHUNK, ENTITY, MENTION, RELATION
+from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
+from .base import Change, rank_type_pool
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
+                                  surname TEXT, attrs TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS nodes_kind ON nodes (kind, id);
+CREATE INDEX IF NOT EXISTS nodes_surname ON nodes (surname) WHERE surname IS NOT NULL;
+CREATE TABLE IF NOT EXISTS mentions (entity TEXT NOT NULL, chunk TEXT NOT NULL, subject INTEGER NOT NULL,
+                                     description TEXT NOT NULL, PRIMARY KEY (entity, chunk)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS mentions_chunk ON mentions (chunk, entity);
+CREATE TABLE IF NOT EXISTS relations (u TEXT NOT NULL, v TEXT NOT NULL, weight REAL NOT NULL,
+                                      keywords TEXT NOT NULL, description TEXT NOT NULL, attrs TEXT NOT NULL,
+                                      PRIMARY KEY (u, v)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_v ON relations (v, u);
+CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+"""
+#: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
+_IDS = "(SELECT value FROM json_each(?))"
+_PAIRS = "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))"
+_RELATION_COLUMNS = ("weight", "keywords", "description")
+
+
+def _ids(values: Iterable[Any]) -> str:
+    return json.dumps(list(values), ensure_ascii=False)
+
+
+def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
+    """The surname under which alias consolidation must see this entity, if it can matter
+    there: a short-form id, a holder of short forms homed at it, or a person's full name."""
+    if short_form(node_id) is not None or any("raw" in r for r in attrs.get("sources", {}).values()):
+        return node_id.split()[-1]
+    if full_form(node_id) and own_type(attrs) == PERSON:
+        return node_id.split()[-1]
+    return None
+
+
+def _homed_short_forms(attrs: dict[str, Any], home: str) -> list[str]:
+    """The chunks whose record at this entity is a person's short form (what consolidation moves)."""
+    return [c for c, r in attrs.get("sources", {}).items()
+            if r.get("type") == PERSON and short_form(r.get("raw", home)) is not None]
+
+
+class SQLiteGraphStore:
+    """MiniRAG's graph in a SQLite file (``None``: in memory); implements ``GraphStore``."""
+
+    loads_alias_neighbourhood = True  # working_graph() holds every entity consolidation reads
+    MAX_NEIGHBORS = 40  # new relations one node adds to an ``entity_subgraph`` expansion
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
+                                  isolation_level=None)
+        if self.path is not None:
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        self._work = nx.Graph()
+        self._documents: dict[str, dict[str, Any]] = {}
+        self._seq: int | None = None
+        self._arrays: RelationArrays | None = None
+        self.reload_if_changed()
+
+    def __repr__(self) -> str:
+        return f"SQLiteGraphStore({str(self.path) if self.path else ':memory:'})"
+
+    def _rows(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
+        with self.lock:
+            return self.db.execute(query, params).fetchall()
+
+    # -- registry and change tracking -----------------------------------------------------
+    def reload_if_changed(self) -> bool:
+        with self.lock:
+            rows = self._rows("SELECT value FROM meta WHERE key = 'seq'")
+            seq = int(rows[0][0]) if rows else 0
+            if seq == self._seq:
+                return False
+            self._documents = {d: json.loads(r) for d, r in self._rows("SELECT id, record FROM documents")}
+            self._seq = seq
+            self.changed()
+            return True
+
+    def changed(self) -> None:
+        """Forget the relation arrays (the index calls this after every write)."""
+        with self.lock:
+            self._arrays = None
+
+    def documents(self) -> dict[str, dict[str, Any]]:
+        return self._documents
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    # -- writes -----------------------------------------------------------------------------
+    def working_graph(self, chunk_ids: Iterable[str] = (), entity_ids: Iterable[str] = (),
+                      edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
+        """The given chunks (with their mentions, entities and listed relations), entities and
+        relation edges, plus every entity sharing a surname with one of them that alias
+        consolidation reads, and the chunks of the short forms those hold."""
+        with self.lock:
+            g = nx.Graph()
+            pending: list[tuple[str, str, dict[str, Any]]] = []
+            entities = set(entity_ids) | self._load_chunks(g, set(chunk_ids), edges, pending)
+            self._load_entities(g, entities)
+            surnames = {e.split()[-1] for e in entities if e.strip()}
+            holders = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE surname IN {_IDS}", _ids(surnames))}
+            self._load_entities(g, holders)
+            alias_chunks = {c for h in holders if g.has_node(h) for c in _homed_short_forms(g.nodes[h], h)}
+            self._load_entities(g, self._load_chunks(g, alias_chunks - set(g.nodes), (), pending))
+            g.add_edges_from(pending)
+            self._work = g
+            return g
+
+    def _load_chunks(self, g: nx.Graph, chunk_ids: set[str], edges: Iterable[tuple[str, str]],
+                     pending: list[tuple[str, str, dict[str, Any]]]) -> set[str]:
+        """Add chunk nodes to ``g``; queue their mentions and relations (with ``edges``) in
+        ``pending``; return the entity ids those reach."""
+        pairs = {(min(u, v), max(u, v)) for u, v in edges}
+        for chunk_id, attrs in self._rows(f"SELECT id, attrs FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}",
+                                          _ids(sorted(chunk_ids))):
+            g.add_node(chunk_id, kind=CHUNK, **json.loads(attrs))
+            pairs.update((min(u, v), max(u, v)) for u, v in g.nodes[chunk_id].get("relations", []))
+        entities: set[str] = set()
+        for entity, chunk, description in self._rows(
+                f"SELECT entity, chunk, description FROM mentions WHERE chunk IN {_IDS}", _ids(sorted(chunk_ids))):
+            entities.add(entity)
+            pending.append((entity, chunk, {"kind": MENTION, "description": description}))
+        for u, v, weight, keywords, description, attrs in self._rows(
+                f"SELECT u, v, weight, keywords, description, attrs FROM relations WHERE (u, v) IN {_PAIRS}",
+                _ids([list(p) for p in sorted(pairs)])):
+            entities.update((u, v))
+            pending.append((u, v, {"kind": RELATION, "weight": weight, "keywords": keywords,
+                                   "description": description, **json.loads(attrs)}))
+        return entities
+
+    def _load_entities(self, g: nx.Graph, entity_ids: set[str]) -> None:
+        wanted = sorted(e for e in entity_ids if not g.has_node(e))
+        for entity_id, attrs in self._rows(f"SELECT id, attrs FROM nodes WHERE kind = 'entity' AND id IN {_IDS}",
+                                           _ids(wanted)):
+            g.add_node(entity_id, kind=ENTITY, **json.loads(attrs))
+
+    def save(self, change: Change | None = None) -> None:
+        """Write what ``change`` names from the last working graph (without one: all of it) in
+        one transaction."""
+        with self.lock:
+            g = self._work
+            if change is None:
+                change = Change(list(g.nodes), list(g.edges), {"documents": list(self._documents)})
+            nodes = list(dict.fromkeys(change.nodes))
+            pairs = {(min(u, v), max(u, v)) for u, v in change.edges}
+            for node in nodes:  # a chunk brings its mentions
+                if g.has_node(node) and g.nodes[node].get("kind") == CHUNK:
+                    pairs.update((min(node, n), max(node, n)) for n in g.neighbors(node))
+            docs = list(dict.fromkeys((change.entries or {}).get("documents", ())))
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self._write_nodes(g, nodes)
+                self._write_edges(g, sorted(pairs))
+                self._write_documents(docs)
+                self.db.execute("INSERT INTO meta (key, value) VALUES ('seq', 1) "
+                                "ON CONFLICT (key) DO UPDATE SET value = value + 1")
+                self._seq = int(self.db.execute("SELECT value FROM meta WHERE key = 'seq'").fetchone()[0])
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self._work = nx.Graph()
+            self.changed()
+
+    def _write_nodes(self, g: nx.Graph, nodes: list[str]) -> None:
+        rows, gone = [], []
+        for n in nodes:
+            if not g.has_node(n):
+                gone.append((n,))
+                continue
+            attrs = g.nodes[n]
+            kind = attrs.get("kind")
+            body = json.dumps({k: v for k, v in attrs.items() if k != "kind"}, ensure_ascii=False, sort_keys=True)
+            if kind == ENTITY:
+                rows.append((n, kind, attrs.get("name"), attrs.get("type"), alias_surname(n, attrs), body))
+            else:
+                rows.append((n, kind, None, None, None, body))
+        self.db.executemany("INSERT INTO nodes (id, kind, name, type, surname, attrs) VALUES (?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name, "
+                            "type = excluded.type, surname = excluded.surname, attrs = excluded.attrs", rows)
+        if gone:  # a removed node takes its edges with it
+            self.db.executemany("DELETE FROM nodes WHERE id = ?", gone)
+            self.db.executemany("DELETE FROM mentions WHERE entity = ?1 OR chunk = ?1", gone)
+            self.db.executemany("DELETE FROM relations WHERE u = ?1 OR v = ?1", gone)
+
+    def _write_edges(self, g: nx.Graph, pairs: list[tuple[str, str]]) -> None:
+        relations, mentions, gone = [], [], []
+        for u, v in pairs:
+            if not g.has_edge(u, v):
+                gone.append((u, v))
+                continue
+            attrs = g.edges[u, v]
+            if attrs.get("kind") == RELATION:
+                rest = {k: val for k, val in attrs.items() if k not in ("kind", *_RELATION_COLUMNS)}
+                relations.append((u, v, float(attrs["weight"]), attrs.get("keywords", ""),
+                                  attrs.get("description", ""), json.dumps(rest, ensure_ascii=False, sort_keys=True)))
+            else:
+                entity, chunk = (u, v) if g.nodes[v].get("kind") == CHUNK else (v, u)
+                subject = int(entity in g.nodes[chunk].get("subjects", ()))
+                mentions.append((entity, chunk, subject, attrs.get("description", "")))
+        self.db.executemany("DELETE FROM relations WHERE u = ? AND v = ?", gone)
+        self.db.executemany("DELETE FROM mentions WHERE (entity = ?1 AND chunk = ?2) OR (entity = ?2 AND chunk = ?1)",
+                            gone)
+        self.db.executemany("INSERT OR REPLACE INTO relations (u, v, weight, keywords, description, attrs) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", relations)
+        self.db.executemany("INSERT OR REPLACE INTO mentions (entity, chunk, subject, description) "
+                            "VALUES (?, ?, ?, ?)", mentions)
+
+    def _write_documents(self, docs: list[str]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO documents (id, record) VALUES (?, ?)",
+                            [(d, json.dumps(self._documents[d], ensure_ascii=False, sort_keys=True))
+                             for d in docs if d in self._documents])
+        self.db.executemany("DELETE FROM documents WHERE id = ?", [(d,) for d in docs if d not in self._documents])
+
+    # -- GraphView ----------------------------------------------------------------------------
+    def entity(self, entity_id: str) -> dict[str, Any] | None:
+        rows = self._rows("SELECT name, type, json_extract(attrs, '$.description'), "
+                          "json_extract(attrs, '$.source_chunks') FROM nodes WHERE id = ? AND kind = 'entity'",
+                          entity_id)
+        if not rows:
+            return None
+        name, type_, description, source_chunks = rows[0]
+        return {"name": name, "type": type_, "description": description or "",
+                "source_chunks": json.loads(source_chunks) if source_chunks else []}
+
+    def relation_arrays(self) -> RelationArrays:
+        """Every relation edge as arrays (numbers and weights only), built once per graph version."""
+        with self.lock:
+            if self._arrays is None:
+                entities = self._rows("SELECT id, type FROM nodes WHERE kind = 'entity'")
+                entities.sort()
+                position = {e: i for i, (e, _) in enumerate(entities)}
+                edges = _edge_columns([(position[u], position[v], w)
+                                       for u, v, w in self.db.execute("SELECT u, v, weight FROM relations")])
+                self._arrays = RelationArrays([e for e, _ in entities], [str(t or "") for _, t in entities], edges,
+                                              self._relation_attrs, self.MAX_NEIGHBORS)
+            return self._arrays
+
+    def _relation_attrs(self, a: str, b: str) -> dict[str, Any]:
+        rows = self._rows("SELECT weight, keywords, description FROM relations WHERE u = ? AND v = ?",
+                          min(a, b), max(a, b))
+        return dict(zip(_RELATION_COLUMNS, rows[0])) if rows else {}
+
+    def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
+                        max_neighbors: int | None = None) -> nx.Graph:
+        """Breadth-first from the seeds over relation edges; each node contributes at most
+        its ``max_neighbors`` strongest new relations (as ``NetworkXGraphStore`` does)."""
+        cap = self.MAX_NEIGHBORS if max_neighbors is None else max_neighbors
+        arrays = self.relation_arrays()
+        depth = bounded_expansion([arrays.position[s] for s in dict.fromkeys(seeds) if s in arrays.position],
+                                  lambda node, reached: arrays.row(node, cap + reached), hops, max_nodes, cap)
+        ids = [arrays.ids[i] for i in depth]
+        names = dict(self._rows(f"SELECT id, name FROM nodes WHERE id IN {_IDS}", _ids(ids)))
+        sub = nx.Graph()
+        sub.add_nodes_from((arrays.ids[i], {"name": names[arrays.ids[i]], "type": arrays.types[i], "hop": d})
+                           for i, d in depth.items())
+        members = np.array(sorted(depth), dtype=np.int64)
+        left, right, _ = arrays._induced(members)
+        pairs = sorted(sorted((arrays.ids[members[a]], arrays.ids[members[b]]))
+                       for a, b in zip(left.tolist(), right.tolist()))
+        for u, v, weight, keywords, description in self._rows(
+                f"SELECT u, v, weight, keywords, description FROM relations WHERE (u, v) IN {_PAIRS}", _ids(pairs)):
+            sub.add_edge(u, v, weight=weight, keywords=keywords, description=description)
+        return sub
+
+    def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        """For each entity, its chunks (by id) and the mention's description."""
+        wanted = list(dict.fromkeys(entity_ids))
+        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
+        links: dict[str, dict[str, str]] = {e: {} for e in wanted if e in present}
+        for entity, chunk, description in self._rows(
+                f"SELECT entity, chunk, description FROM mentions WHERE entity IN {_IDS} ORDER BY entity, chunk",
+                _ids(wanted)):
+            links[entity][chunk] = description
+        return links
+
+    def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        found = {}
+        for chunk_id, attrs in self._rows(f"SELECT id, attrs FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}",
+                                          _ids(wanted)):
+            node = json.loads(attrs)
+            found[chunk_id] = {k: node[k] for k in ("text", "doc_id", "order", "n_tokens")}
+            found[chunk_id]["subjects"] = list(node.get("subjects", ()))
+        return {c: found[c] for c in wanted if c in found}
+
+    def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The entities each chunk mentions (its entity-chunk edges)."""
+        wanted = list(dict.fromkeys(chunk_ids))
+        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
+        found: dict[str, list[str]] = {c: [] for c in wanted if c in present}
+        for chunk, entity in self._rows(f"SELECT chunk, entity FROM mentions WHERE chunk IN {_IDS} "
+                                        "ORDER BY chunk, entity", _ids(wanted)):
+            found[chunk].append(entity)
+        return found
+
+    def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each entity, the chunks that are *about* it, if any."""
+        wanted = list(dict.fromkeys(entity_ids))
+        found: dict[str, list[str]] = {}
+        for entity, chunk in self._rows(f"SELECT entity, chunk FROM mentions WHERE subject = 1 AND entity IN {_IDS} "
+                                        "ORDER BY entity, chunk", _ids(wanted)):
+            found.setdefault(entity, []).append(chunk)
+        return {e: found[e] for e in wanted if e in found}
+
+    def chunk_ids(self) -> list[str]:
+        return sorted(i for (i,) in self._rows("SELECT id FROM nodes WHERE kind = 'chunk'"))
+
+    def entity_ids(self) -> list[str]:
+        return sorted(i for (i,) in self._rows("SELECT id FROM nodes WHERE kind = 'entity'"))
+
+    def relation_edges(self) -> list[tuple[str, str]]:
+        return sorted((u, v) for u, v in self._rows("SELECT u, v FROM relations"))
+
+    def relation_keywords(self) -> dict[tuple[str, str], str]:
+        return {(u, v): k for u, v, k in self._rows("SELECT u, v, keywords FROM relations")}
+
+    def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
+        """As ``NetworkXGraphStore.type_pool`` (degree: relations plus mentions; ties in the
+        order entities were first stored)."""
+        return rank_type_pool(self._rows(
+            "SELECT n.type, n.name, (SELECT count(*) FROM relations WHERE u = n.id) "
+            "+ (SELECT count(*) FROM relations WHERE v = n.id) "
+            "+ (SELECT count(*) FROM mentions WHERE entity = n.id) "
+            "FROM nodes AS n WHERE n.kind = 'entity' ORDER BY n.rowid"), examples_per_type)
+
+    def stats(self) -> dict[str, int]:
+        count = lambda q: int(self._rows(q)[0][0])  # noqa: E731
+        return {"chunks": count("SELECT count(*) FROM nodes WHERE kind = 'chunk'"),
+                "entities": count("SELECT count(*) FROM nodes WHERE kind = 'entity'"),
+                "relations": count("SELECT count(*) FROM relations"),
+                "mentions": count("SELECT count(*) FROM mentions")}
