@@ -4,12 +4,13 @@ key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Mapping
 
 from ..bridging import Bridge, bridge_label, bridge_scores
 from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
 from ..graph_arrays import PathSearch, answer_candidates, key_edges, relation_subgraph
 from ..path_scoring import top_paths
+from ..residual import distinct_sources, residual_scores
 from ..seed_selection import select_seeds
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
@@ -74,6 +75,19 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                        sources.graph.chunks(sorted({b.source for b in bridges})).items()}
         paths.extend(ReasoningPath(bridge_label(bridge, source_docs), [bridge.entity], bridge.score)
                      for bridge in bridges)
+    if settings.residual_weight > 0 and ranked:  # a second round: what the best chunks leave unanswered
+        def relevance_of(texts: list[str]) -> list[Mapping[str, float]]:
+            vectors = sources.embedder.embed(texts)
+            return [query_relevance(sources.chunk_dense_scores(v), sources.chunk_lexical_scores(t), weights)
+                    for v, t in zip(vectors, texts)]
+
+        head = ranked[: considered(settings)]
+        about = {c: a.get("subjects", []) for c, a in sources.graph.chunks([c for c, _ in head]).items()}
+        residual, hops = residual_scores(sources.graph, query, distinct_sources(head, about, settings.residual_sources),
+                                         relevance_of, len(dense), floor_rank=settings.residual_floor_rank)
+        ranked = add_bridges(ranked, relevance, graph_scores, residual, weights, settings.residual_weight)
+        for hop in hops:
+            chunk_entities[hop.target].append(hop.entity)
     via = {c: "graph" for c, _ in ranked}
     if not seed_ids:
         notes.append("no query entity matched an entity node; ranked by query relevance only")
