@@ -116,7 +116,8 @@ def readme_section(results: dict) -> str:
              "triplets whatever the query, and nothing when every document is one chunk, since it skips source "
              "edges: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
              "off (`mini-no-graph`: eq. 3 path scores and bridges off; `mini-no-bridge`: bridges off; "
-             "`mini-graph-only`: dense and BM25 weights zero).", ""]
+             "`mini-graph-only`: dense and BM25 weights zero) or, `mini-residual`, on (the opt-in second "
+             "retrieval round of `residual.py`, `residual_weight=2.0`).", ""]
     for entry in results["sets"]:
         lines += [f"**{entry['set']}** ({entry['n_questions']} questions with evidence, "
                   f"{entry['index'].get('chunks', '?')} chunks): {lead_sentence(entry)}", "",

@@ -77,6 +77,8 @@ def test_same_retrieval_on_both_stores(built, corpus) -> None:
             ours, theirs = local.query(question, mode=mode), stored.query(question, mode=mode)
             assert ours.chunks, (question, mode)
             assert theirs.to_json() == ours.to_json(), (question, mode)
+        ours, theirs = (i.query(question, residual_weight=2.0) for i in (local, stored))  # the opt-in round
+        assert ours.chunks and theirs.to_json() == ours.to_json(), question
 
 
 def test_reopening_reads_the_file(built, embedder, corpus) -> None:

@@ -126,6 +126,13 @@ class SQLiteGraphStore:
         with self.lock:
             self.db.close()
 
+    def copy_from(self, graph: nx.Graph, documents: dict[str, dict[str, Any]]) -> None:
+        """Write a whole networkx graph and registry (another store's) in one transaction."""
+        with self.lock:
+            self._documents = {k: dict(v) for k, v in documents.items()}
+            self._work = graph
+            self.save()
+
     # -- writes -----------------------------------------------------------------------------
     def working_graph(self, chunk_ids: Iterable[str] = (), entity_ids: Iterable[str] = (),
                       edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
