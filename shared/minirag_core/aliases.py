@@ -147,6 +147,22 @@ def _move(graph: nx.Graph, chunk_id: str, raw: str, src: str, dst: str, moves: A
     moves.chunks.add(chunk_id)
 
 
+def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
+    """The surname under which alias consolidation must see this entity, if it can matter
+    there: a short-form id, a holder of short forms homed at it, or a person's full name."""
+    if short_form(node_id) is not None or any("raw" in r for r in attrs.get("sources", {}).values()):
+        return node_id.split()[-1]
+    if full_form(node_id) and own_type(attrs) == PERSON:
+        return node_id.split()[-1]
+    return None
+
+
+def homed_short_forms(attrs: dict[str, Any], home: str) -> list[str]:
+    """The chunks whose record at this entity is a person's short form (what consolidation moves)."""
+    return [c for c, r in attrs.get("sources", {}).items()
+            if r.get("type") == PERSON and short_form(r.get("raw", home)) is not None]
+
+
 def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
     """The short-form ids whose records are homed at ``node_id``."""
     if not graph.has_node(node_id) or graph.nodes[node_id].get("kind") == CHUNK:

@@ -21,12 +21,12 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
 import numpy as np
 
-from ..aliases import PERSON, full_form, own_type, short_form
+from ..aliases import alias_surname, homed_short_forms
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, rank_type_pool
@@ -56,20 +56,34 @@ def _ids(values: Iterable[Any]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
-def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
-    """The surname under which alias consolidation must see this entity, if it can matter
-    there: a short-form id, a holder of short forms homed at it, or a person's full name."""
-    if short_form(node_id) is not None or any("raw" in r for r in attrs.get("sources", {}).values()):
-        return node_id.split()[-1]
-    if full_form(node_id) and own_type(attrs) == PERSON:
-        return node_id.split()[-1]
-    return None
+class _RelationKeywords(Mapping):
+    """``(u, v) -> keywords`` of every relation edge, streamed from the store's file."""
 
+    def __init__(self, store: SQLiteGraphStore) -> None:
+        self.store = store
 
-def _homed_short_forms(attrs: dict[str, Any], home: str) -> list[str]:
-    """The chunks whose record at this entity is a person's short form (what consolidation moves)."""
-    return [c for c, r in attrs.get("sources", {}).items()
-            if r.get("type") == PERSON and short_form(r.get("raw", home)) is not None]
+    def __getitem__(self, edge: tuple[str, str]) -> str:
+        rows = self.store._rows("SELECT keywords FROM relations WHERE u = ? AND v = ?", *edge)
+        if not rows:
+            raise KeyError(edge)
+        return rows[0][0]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return (edge for edge, _ in self.items())
+
+    def __len__(self) -> int:
+        return int(self.store._rows("SELECT count(*) FROM relations")[0][0])
+
+    def items(self) -> Iterator[tuple[tuple[str, str], str]]:  # type: ignore[override]
+        query = "SELECT u, v, keywords FROM relations"
+        if self.store.path is None:  # in memory: no second connection can see it
+            yield from (((u, v), k) for u, v, k in self.store._rows(query))
+            return
+        reader = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True)
+        try:
+            yield from (((u, v), k) for u, v, k in reader.execute(query))
+        finally:
+            reader.close()
 
 
 class SQLiteGraphStore:
@@ -147,7 +161,7 @@ class SQLiteGraphStore:
             surnames = {e.split()[-1] for e in entities if e.strip()}
             holders = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE surname IN {_IDS}", _ids(surnames))}
             self._load_entities(g, holders)
-            alias_chunks = {c for h in holders if g.has_node(h) for c in _homed_short_forms(g.nodes[h], h)}
+            alias_chunks = {c for h in holders if g.has_node(h) for c in homed_short_forms(g.nodes[h], h)}
             self._load_entities(g, self._load_chunks(g, alias_chunks - set(g.nodes), (), pending))
             g.add_edges_from(pending)
             self._work = g
@@ -359,8 +373,10 @@ class SQLiteGraphStore:
     def relation_edges(self) -> list[tuple[str, str]]:
         return sorted((u, v) for u, v in self._rows("SELECT u, v FROM relations"))
 
-    def relation_keywords(self) -> dict[tuple[str, str], str]:
-        return {(u, v): k for u, v, k in self._rows("SELECT u, v, keywords FROM relations")}
+    def relation_keywords(self) -> Mapping[tuple[str, str], str]:
+        """Every relation edge with its keywords, read from the file as it is iterated (a dict
+        of millions of edges would be the largest thing a reopened index holds)."""
+        return _RelationKeywords(self)
 
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         """As ``NetworkXGraphStore.type_pool`` (degree: relations plus mentions; ties in the
