@@ -33,12 +33,13 @@ from benchmarks.common import (  # noqa: E402
 )
 from benchmarks.metrics import percentile  # noqa: E402
 from benchmarks.scale_corpus import (  # noqa: E402
-    ReplicaExtractor, TimedExtractor, base_passages, pick_questions, scaled_corpus,
+    REPLICA_ID, ReplicaExtractor, TimedExtractor, base_passages, pick_questions, scaled_corpus,
 )
 
 MODES = ("mini", "light", "naive")
 TOP_K = 5
 DEFAULT_OUT = BENCH_DIR / "results" / "scale"
+SLICE = 2000  # documents per insert call (a build can stop between slices, see --max-seconds)
 
 
 def _questions(smallest: int, n: int):
@@ -50,8 +51,11 @@ def _questions(smallest: int, n: int):
 
 def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False,
             replica_extractions: bool = False, seed_extractions: Path | None = None,
-            torch_queries: bool = False, graph_backend: str | None = None) -> dict:
-    """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess)."""
+            torch_queries: bool = False, graph_backend: str | None = None, resume: bool = False,
+            max_seconds: float | None = None) -> dict:
+    """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess).
+    ``resume``: continue the workdir's build (documents already indexed are skipped);
+    ``max_seconds``: stop inserting after the slice that passes it and time what is built."""
     from minirag_core.index import MiniRAGIndex
 
     base, questions = _questions(smallest, n_questions)
@@ -61,28 +65,35 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         build["reused"] = True
         return _time_queries(size, workdir, questions, build, torch_queries)
     docs = scaled_corpus(size, base)
-    safe_rmtree(workdir)
+    if not resume:
+        safe_rmtree(workdir)
     if seed_extractions is not None:  # extraction cache of an earlier build: extraction not timed
-        workdir.mkdir(parents=True)
+        workdir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(seed_extractions, workdir / "extractions.jsonl")
     t0 = time.perf_counter()
     index = MiniRAGIndex(workdir, graph_backend=graph_backend)
     index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
     index._typer().type_vectors  # process, not part of the per-chunk throughput
-    extractor = index.extractor = TimedExtractor(ReplicaExtractor(index.extractor) if replica_extractions
-                                                 else index.extractor)
+    replicas = ReplicaExtractor(index.extractor)
+    extractor = index.extractor = TimedExtractor(replicas if replica_extractions else replicas.inner)
+    if resume and replica_extractions:  # the originals' extractions, from the cache of the earlier run
+        replicas.remember(index, [d for d in docs if not REPLICA_ID.match(d.id)])
     t1 = time.perf_counter()
-    report = index.insert(docs)
+    chunks, done = 0, 0
+    while done < len(docs) and (max_seconds is None or time.perf_counter() - t1 < max_seconds):
+        chunks += index.insert(docs[done:done + SLICE]).chunks  # indexed documents are skipped
+        done += SLICE
     t2 = time.perf_counter()
     rest = t2 - t1 - extractor.seconds
-    build = {"documents": len(docs), "chunks": report.chunks, "seconds_open_and_warm_up": t1 - t0,
-             "seconds_insert": t2 - t1, "chunks_per_s": report.chunks / (t2 - t1),
-             "seconds_extracting": extractor.seconds, "chunks_per_s_excluding_extraction": report.chunks / rest,
+    build = {"documents": len(docs), "chunks": chunks, "complete": done >= len(docs), "resumed": resume,
+             "seconds_open_and_warm_up": t1 - t0,
+             "seconds_insert": t2 - t1, "chunks_per_s": chunks / max(t2 - t1, 1e-9),
+             "seconds_extracting": extractor.seconds, "chunks_per_s_excluding_extraction": chunks / max(rest, 1e-9),
              "replica_extractions_reused": getattr(extractor.inner, "reused", 0),
              "extraction_cache_seeded": seed_extractions is not None,
              "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
              "stats": index.stats(), "graph_store": type(index.graph_store).__name__}
-    print(f"[{size}] indexed {report.chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
+    print(f"[{size}] indexed {chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
           file=sys.stderr, flush=True)
     return _time_queries(size, workdir, questions, build, torch_queries)
 
@@ -121,13 +132,18 @@ def _time_queries(size: int, workdir: Path, questions: list, build: dict, torch_
             "peak_rss_mb": max(peak_rss_mb(), build.get("peak_rss_mb_after_index", 0.0))}
 
 
+def _chunks(result: dict) -> int:
+    """Chunks in the index timed (a resumed or stopped build's total, not this run's share)."""
+    return result["build"].get("stats", {}).get("chunks", result["build"]["chunks"])
+
+
 def plot(results: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sizes = [r["build"]["chunks"] for r in results]
+    sizes = [_chunks(r) for r in results]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for mode in MODES:
         for key, style in (("p50_ms", "-o"), ("p95_ms", ":x")):
@@ -159,6 +175,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
                    help="load torch before the queries (a long-running process) instead of the NumPy encoder")
     p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
                    help="embedded graph store of the new workdirs (default networkx)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the builds in --out instead of starting them again (indexed documents are skipped)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="stop inserting once a slice of %d documents ends past this, then time the queries" % SLICE)
     p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one size, in a subprocess
     p.add_argument("--smallest", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -168,7 +188,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         configure_threads(args.threads)
         result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
                          args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
-                         args.graph_backend)
+                         args.graph_backend, args.resume, args.max_seconds)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
@@ -178,6 +198,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                        + (["--reuse"] if args.reuse else [])
                        + (["--torch-queries"] if args.torch_queries else [])
                        + (["--graph-backend", args.graph_backend] if args.graph_backend else [])
+                       + (["--resume"] if args.resume else [])
+                       + (["--max-seconds", str(args.max_seconds)] if args.max_seconds is not None else [])
                        + (["--replica-extractions"] if args.replica_extractions else [])
                        + (["--seed-extractions", str(args.seed_extractions)] if args.seed_extractions else []),
                        check=True)
@@ -190,7 +212,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for r in results:
         b = r["build"]
         cells = [f"{r['latency'][m]['p50_ms']:.1f} / {r['latency'][m]['p95_ms']:.1f}" for m in MODES]
-        print(f"| {b['chunks']} | {b['chunks_per_s']:.1f} | {r['peak_rss_mb']:.0f} | "
+        print(f"| {_chunks(r)} | {b['chunks_per_s']:.1f} | {r['peak_rss_mb']:.0f} | "
               f"{b['bytes_on_disk'] / 1e6:.1f} | " + " | ".join(cells) + " |")
     return results
 

@@ -124,6 +124,18 @@ class ReplicaExtractor:
     async def aextract(self, chunks, *, show_progress: bool = False) -> list[ExtractionResult]:
         return self.extract(chunks)
 
+    def remember(self, index, originals: list[Document]) -> None:
+        """Learn the originals' extractions from ``index``'s extraction cache (a resumed build
+        has indexed them already), extracting only those the cache lacks."""
+        from minirag_core.cached_extraction import extract_cached
+        from minirag_core.chunking import iter_chunks
+
+        chunks = [c for d in originals for c in iter_chunks(d, index.embedder, chunk_tokens=index.chunk_tokens,
+                                                             overlap_tokens=index.chunk_overlap)]
+        for chunk, result in zip(chunks, extract_cached(self.inner, index.extraction_cache, chunks)):
+            if result is not None:
+                self._seen[(chunk.doc_id, chunk.order)] = (chunk.text, result)
+
 
 class TimedExtractor:
     """Wraps an extractor and adds up the seconds spent in it (``seconds``)."""

@@ -1,9 +1,8 @@
-"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept
-correct under incremental inserts and deletes, and queried in mini, light or naive mode. Workdir:
-``manifest.json``, ``graph.json`` + ``graph.log.jsonl`` (graph and registry; or on a FalkorDB server
-named in ``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/``
-(or ``chroma_server.json``). Chroma is reconciled with the graph on open.
-"""
+"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept correct
+under incremental inserts and deletes, queried in mini, light or naive mode. Workdir: ``manifest.json``,
+``graph.json`` + ``graph.log.jsonl`` or ``graph.sqlite`` (graph and registry; or on a FalkorDB server
+named in ``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/`` (or
+``chroma_server.json``). Chroma is reconciled with the graph on open."""
 
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ from .concurrency import ReadWriteLock
 from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
 from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
+from .heap import release_freed_memory
 from .index_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from .llm.base import LLMBackend
 from .llm.cache import LLMCallCache
@@ -55,18 +55,16 @@ class MiniRAGIndex:
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
     and the bundled all-MiniLM-L6-v2, so it needs no server. Give an ``llm`` (any
     ``LLMBackend``, e.g. ``OllamaBackend``) for model-based extraction, query mapping and
-    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph
-    is the embedded networkx store unless ``graph_backend="sqlite"`` (a SQLite file: the graph
-    need not fit in memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a
-    ``graph_store`` is given; a workdir reopens with the store it was built with.
-    """
+    answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph is the
+    embedded networkx store unless ``graph_backend="sqlite"`` (a file: the graph need not fit in
+    memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
+    workdir reopens with the store it was built with."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
                  query_mapper: QueryMapper | None = None, vector_store: VectorStore | None = None,
-                 chroma_url: str | None = None, graph_store: GraphStore | None = None,
-                 falkordb_url: str | None = None, graph_backend: str | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+                 chroma_url: str | None = None, graph_store: GraphStore | None = None, falkordb_url: str | None = None,
+                 graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None) -> None:
@@ -332,6 +330,7 @@ class MiniRAGIndex:
         self.graph_store.changed()
         self._type_pool = None
         self.sources.invalidate()
+        release_freed_memory()  # a long build's RSS would keep every batch's freed buffers
 
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""
