@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.metrics import percentile  # noqa: E402
 from minirag_core.index import MiniRAGIndex  # noqa: E402
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore  # noqa: E402
+from minirag_core.storage.graph_stores import whole_graph  # noqa: E402
 from minirag_core.storage.networkx_store import NetworkXGraphStore  # noqa: E402
 from minirag_core.storage.sqlite_store import SQLiteGraphStore  # noqa: E402
 
@@ -58,20 +59,10 @@ def _start_server(root: Path) -> tuple[subprocess.Popen, str]:
 GRAPH_FILES = ("graph.json", "graph.log.jsonl", "graph.sqlite*", "*.lock")
 
 
-def whole_graph(index: MiniRAGIndex):
-    """The index's graph as one networkx graph, with the registry."""
-    store = index.graph_store
-    if isinstance(store, NetworkXGraphStore):
-        return store.graph
-    graph = store.working_graph(store.chunk_ids(), store.entity_ids(), store.relation_edges())
-    graph.graph["documents"] = store.documents()
-    return graph
-
-
 def embedded_copy(index: MiniRAGIndex, target: Path, kind: str) -> MiniRAGIndex:
     """The workdir copied to ``target`` (vectors and caches) with its graph in the ``kind`` store."""
     shutil.copytree(index.workdir, target, ignore=shutil.ignore_patterns(*GRAPH_FILES))
-    graph = whole_graph(index)
+    graph = whole_graph(index.graph_store)
     if kind == "sqlite":
         SQLiteGraphStore(target / "graph.sqlite").copy_from(graph, index.graph_store.documents())
     else:
@@ -104,7 +95,7 @@ def main(argv=None) -> dict:
             if args.store == "falkordb":
                 shutil.copytree(args.workdir, copy, ignore=shutil.ignore_patterns(*GRAPH_FILES))
                 store = FalkorDBGraphStore.from_url(url, f"bench-{int(time.time())}")
-                store.copy_from(whole_graph(local), local.graph_store.documents())
+                store.copy_from(whole_graph(local.graph_store), local.graph_store.documents())
                 remote = MiniRAGIndex(copy, graph_store=store)
             else:
                 remote = embedded_copy(local, copy, args.store)

@@ -10,7 +10,8 @@ from minirag_core.index import MiniRAGIndex
 from minirag_core.types import Document, ExtractedEntity, ExtractedRelation, ExtractionResult
 import pytest
 
-from test_index_incremental import _assert_same_vectors, _graph_state, _vector_state, whole_graph
+from minirag_core.storage.graph_stores import whole_graph
+from test_index_incremental import _assert_same_vectors, _graph_state, _vector_state
 
 _PERSON = re.compile(r"\[([^\]]+)\]")  # [Name] is a person, {Name} a place
 _PLACE = re.compile(r"\{([^}]+)\}")

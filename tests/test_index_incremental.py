@@ -7,17 +7,8 @@ import numpy as np
 import pytest
 
 from minirag_core.index import IndexSettingsMismatch, MiniRAGIndex
+from minirag_core.storage.graph_stores import whole_graph
 from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS
-
-
-def whole_graph(store) -> nx.Graph:
-    """The whole graph of an embedded store: the networkx store's own, or a SQLite store's
-    working graph of every chunk, entity and relation."""
-    if isinstance(getattr(store, "graph", None), nx.Graph):
-        return store.graph
-    graph = store.working_graph(store.chunk_ids(), store.entity_ids(), store.relation_edges())
-    graph.graph["documents"] = store.documents()
-    return graph
 
 
 def _graph_state(index: MiniRAGIndex) -> dict:

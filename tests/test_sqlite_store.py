@@ -13,7 +13,8 @@ from minirag_core.index import MiniRAGIndex
 from minirag_core.storage.base import Change, GraphStore
 from minirag_core.storage.graph_stores import GraphStoreMismatch
 from minirag_core.storage.sqlite_store import SQLiteGraphStore
-from test_index_incremental import _graph_state, whole_graph
+from minirag_core.storage.graph_stores import whole_graph
+from test_index_incremental import _graph_state
 
 MODES = ("mini", "light", "naive")
 

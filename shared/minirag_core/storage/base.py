@@ -89,7 +89,7 @@ class GraphStore(GraphView, Protocol):
 
     def entity_ids(self) -> list[str]: ...
 
-    def relation_keywords(self) -> dict[tuple[str, str], str]:
+    def relation_keywords(self) -> Mapping[tuple[str, str], str]:
         """Every relation edge ``(u, v)`` with ``u < v``, with its keywords."""
 
     def stats(self) -> dict[str, int]: ...

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import networkx as nx
+
 from .base import GraphStore, atomic_write_json, read_json
 from .networkx_store import NetworkXGraphStore
 
@@ -17,6 +19,16 @@ EMBEDDED_FILES = {"networkx": "graph.json", "sqlite": "graph.sqlite"}
 
 class GraphStoreMismatch(ValueError):
     """The workdir's graph lives elsewhere than where it was asked for."""
+
+
+def whole_graph(store: GraphStore) -> nx.Graph:
+    """A store's whole graph as one networkx graph with the registry (``graph["documents"]``):
+    the networkx store's own, or a working graph of every chunk, entity and relation."""
+    if getattr(store, "holds_whole_graph", False):
+        return store.working_graph()
+    graph = store.working_graph(store.chunk_ids(), store.entity_ids(), sorted(store.relation_keywords()))
+    graph.graph["documents"] = store.documents()
+    return graph
 
 
 def _embedded_store(workdir: Path | None, backend: str | None) -> GraphStore:
