@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import (  # noqa: E402
-    BENCH_DIR, SystemCaches, configure_threads, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
+    BENCH_DIR, SystemCaches, configure_threads, current_rss_mb, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
 )
 from benchmarks.metrics import percentile  # noqa: E402
 from benchmarks.scale_corpus import (  # noqa: E402
@@ -79,10 +79,12 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
     if resume and replica_extractions:  # the originals' extractions, from the cache of the earlier run
         replicas.remember(index, [d for d in docs if not REPLICA_ID.match(d.id)])
     t1 = time.perf_counter()
-    chunks, done = 0, 0
+    chunks, done, progress = 0, 0, []
     while done < len(docs) and (max_seconds is None or time.perf_counter() - t1 < max_seconds):
         chunks += index.insert(docs[done:done + SLICE]).chunks  # indexed documents are skipped
         done += SLICE
+        progress.append({"seconds": time.perf_counter() - t1, "chunks_this_run": chunks,
+                         "rss_mb": current_rss_mb(), "peak_rss_mb": peak_rss_mb()})
     t2 = time.perf_counter()
     rest = t2 - t1 - extractor.seconds
     build = {"documents": len(docs), "chunks": chunks, "complete": done >= len(docs), "resumed": resume,
@@ -92,7 +94,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
              "replica_extractions_reused": getattr(extractor.inner, "reused", 0),
              "extraction_cache_seeded": seed_extractions is not None,
              "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
-             "stats": index.stats(), "graph_store": type(index.graph_store).__name__}
+             "stats": index.stats(), "graph_store": type(index.graph_store).__name__, "progress": progress}
     print(f"[{size}] indexed {chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
           file=sys.stderr, flush=True)
     return _time_queries(size, workdir, questions, build, torch_queries)

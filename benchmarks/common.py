@@ -42,6 +42,15 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
+def current_rss_mb() -> float:
+    """Resident set size of this process now (Linux ``/proc``; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def make_llm(spec: str | None):
     """``ollama:MODEL`` (optionally ``ollama:MODEL@http://host:port``) -> an OllamaBackend."""
     if not spec:
