@@ -47,7 +47,7 @@ def _same_subgraph(sub: Subgraph, graph: nx.Graph) -> None:
     edges = {(sub.nodes[u], sub.nodes[v]): w for u, v, w in zip(sub.left, sub.right, sub.weight)}
     assert edges == {(min(u, v), max(u, v)): e["weight"] for u, v, e in graph.edges(data=True)}
     for (u, v) in edges:
-        assert sub.edge_attrs(u, v)["description"] == graph.edges[u, v]["description"]
+        assert sub.edge_attrs([(u, v)])[u, v]["description"] == graph.edges[u, v]["description"]
 
 
 @settings(max_examples=150, deadline=None)

@@ -25,6 +25,8 @@ from .path_scoring import Path
 
 
 Node = TypeVar("Node", int, str)
+#: stored attributes of relation edges, by (id, id) pair, for the pairs asked
+EdgeAttrs = Callable[[list[tuple[str, str]]], dict[tuple[str, str], dict[str, Any]]]
 
 
 def bounded_expansion(start: list[Node], neighbours: Callable[[Node, int], Iterable[Node]], hops: int,
@@ -80,8 +82,8 @@ class Subgraph:
     left: np.ndarray
     right: np.ndarray
     weight: np.ndarray
-    #: an edge's stored attributes (``description``, ``keywords``) by its two ids
-    edge_attrs: Callable[[str, str], dict[str, Any]]
+    #: the stored attributes (``description``, ``keywords``) of edges given by their two ids, in one read
+    edge_attrs: EdgeAttrs
     position: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -97,7 +99,7 @@ class Subgraph:
                                              for u, near in graph._adj.items() for v, e in near.items()
                                              if position[u] < position[v]])
         return cls(nodes, [attrs[n].get("hop", 0) for n in nodes], [str(attrs[n].get("type", "")) for n in nodes],
-                   left, right, weight, lambda u, v: graph._adj[u][v])
+                   left, right, weight, lambda pairs: {(u, v): graph._adj[u][v] for u, v in pairs})
 
     def degree(self) -> np.ndarray:
         return np.bincount(np.concatenate([self.left, self.right]), minlength=len(self.nodes))
@@ -107,9 +109,9 @@ class RelationArrays:
     """Every relation edge of a graph as CSR rows, strongest neighbour first (then by id)."""
 
     def __init__(self, ids: list[str], types: list[str], edges: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 edge_attrs: Callable[[str, str], dict[str, Any]], max_neighbors: int = 40) -> None:
+                 edge_attrs: EdgeAttrs, max_neighbors: int = 40) -> None:
         """``ids`` sorted; ``edges`` as (left, right, weight) columns of positions in ``ids``;
-        ``edge_attrs(a, b)`` a relation's stored attributes (empty if a write removed it)."""
+        ``edge_attrs(pairs)`` the relations' stored attributes by pair (empty if a write removed one)."""
         self.max_neighbors = max_neighbors
         self.ids, self.types, self.edge_attrs = ids, types, edge_attrs
         self.position = {n: i for i, n in enumerate(ids)}
@@ -128,7 +130,7 @@ class RelationArrays:
                                if e.get("kind") == RELATION and u in position and v in position])
         raw = graph._adj
         return cls(ids, [str(nodes[n].get("type", "")) for n in ids], edges,
-                   lambda a, b: raw.get(a, {}).get(b, {}), max_neighbors)
+                   lambda pairs: {(a, b): raw.get(a, {}).get(b, {}) for a, b in pairs}, max_neighbors)
 
     def row(self, i: int, limit: int) -> list[int]:
         """Entity ``i``'s ``limit`` strongest relation neighbours."""

@@ -103,8 +103,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)
 
     key_edge_list = []
+    edge_attrs = subgraph.edge_attrs(list(chosen_edges))
     for (u, v), score in chosen_edges.items():
-        attrs = subgraph.edge_attrs(u, v)
+        attrs = edge_attrs.get((u, v), {})
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
     paths.sort(key=lambda p: (-p.score, p.query_entity, p.nodes))
     return RetrievalResult(

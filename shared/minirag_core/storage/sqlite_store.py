@@ -297,10 +297,12 @@ class SQLiteGraphStore:
                                               self._relation_attrs, self.MAX_NEIGHBORS)
             return self._arrays
 
-    def _relation_attrs(self, a: str, b: str) -> dict[str, Any]:
-        rows = self._rows("SELECT weight, keywords, description FROM relations WHERE u = ? AND v = ?",
-                          min(a, b), max(a, b))
-        return dict(zip(_RELATION_COLUMNS, rows[0])) if rows else {}
+    def _relation_attrs(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Weight, keywords and description of the relations between the given pairs (one query)."""
+        found = {(u, v): dict(zip(_RELATION_COLUMNS, rest)) for u, v, *rest in self._rows(
+            f"SELECT u, v, weight, keywords, description FROM relations WHERE (u, v) IN {_PAIRS}",
+            _ids(sorted({(min(a, b), max(a, b)) for a, b in pairs})))}
+        return {(a, b): found.get((min(a, b), max(a, b)), {}) for a, b in pairs}
 
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
                         max_neighbors: int | None = None) -> nx.Graph:
