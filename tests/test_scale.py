@@ -80,9 +80,10 @@ def _documents():
     return docs
 
 
-def test_index_with_over_40000_entities_answers_in_every_mode(tmp_path):
+@pytest.mark.parametrize("backend", ["networkx", "sqlite"])
+def test_index_with_over_40000_entities_answers_in_every_mode(tmp_path, backend):
     index = MiniRAGIndex(tmp_path / "wd", embedder=HashEmbedder(), extractor=NameListExtractor(),
-                         query_mapper=NameMapper())
+                         query_mapper=NameMapper(), graph_backend=backend)
     index.insert(_documents())
     assert index.stats()["entities"] == N_DOCS * NAMES_PER_DOC > 40_000
     question = "Who works with Person12345?"
