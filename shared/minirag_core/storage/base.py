@@ -14,6 +14,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Mapping, Protocol, Sequenc
 import networkx as nx
 import numpy as np
 
+from ..graph import CHUNK
+
 
 @runtime_checkable
 class GraphView(Protocol):
@@ -58,6 +60,21 @@ class Change:
     #: chunks' records alone (its merged attributes are derived again on replay), so a
     #: write's record does not grow with how often a hub entity was seen before
     added_chunks: Iterable[str] | None = None
+
+
+def change_items(graph: nx.Graph, change: Change | None, documents: Iterable[str]) -> tuple[
+        list[str], set[tuple[str, str]], list[str]]:
+    """What a server or file store writes for ``change`` from its working ``graph`` (without a
+    change: all of it, with every registry entry in ``documents``): node ids, edges as
+    ``(smaller, larger)`` pairs (a chunk brings its mentions) and registry entries."""
+    if change is None:
+        change = Change(list(graph.nodes), list(graph.edges), {"documents": list(documents)})
+    nodes = list(dict.fromkeys(change.nodes))
+    pairs = {(min(u, v), max(u, v)) for u, v in change.edges}
+    for node in nodes:
+        if graph.has_node(node) and graph.nodes[node].get("kind") == CHUNK:
+            pairs.update((min(node, n), max(node, n)) for n in graph.neighbors(node))
+    return nodes, pairs, list(dict.fromkeys((change.entries or {}).get("documents", ())))
 
 
 @runtime_checkable

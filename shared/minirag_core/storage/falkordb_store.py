@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlparse
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from .base import Change, rank_type_pool
+from .base import Change, change_items, rank_type_pool
 
 SCHEME = "falkordb"
 _LABEL = {ENTITY: "Entity", CHUNK: "Chunk"}
@@ -187,17 +187,10 @@ class FalkorDBGraphStore:
         before the transaction is sent, none of it."""
         with self.lock:
             g = self._work
-            if change is None:
-                change = Change(list(g.nodes), list(g.edges), {"documents": list(self._documents)})
-            nodes = list(dict.fromkeys(change.nodes))
-            pairs = {(min(u, v), max(u, v)) for u, v in change.edges}
-            for node in nodes:  # a chunk brings its mentions
-                if g.has_node(node) and g.nodes[node].get("kind") == CHUNK:
-                    pairs.update((min(node, n), max(node, n)) for n in g.neighbors(node))
+            nodes, pairs, docs = change_items(g, change, self._documents)
             writes: list[tuple[str, dict[str, Any]]] = []
             self._write_nodes(g, nodes, writes)
             self._write_edges(g, sorted(pairs), writes)
-            docs = list(dict.fromkeys((change.entries or {}).get("documents", ())))
             records = [[d, json.dumps(self._documents[d], ensure_ascii=False, sort_keys=True)]
                        for d in docs if d in self._documents]
             if records:

@@ -29,7 +29,7 @@ import numpy as np
 from ..aliases import alias_surname, homed_short_forms
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
-from .base import Change, rank_type_pool
+from .base import Change, change_items, rank_type_pool
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
@@ -200,14 +200,7 @@ class SQLiteGraphStore:
         one transaction."""
         with self.lock:
             g = self._work
-            if change is None:
-                change = Change(list(g.nodes), list(g.edges), {"documents": list(self._documents)})
-            nodes = list(dict.fromkeys(change.nodes))
-            pairs = {(min(u, v), max(u, v)) for u, v in change.edges}
-            for node in nodes:  # a chunk brings its mentions
-                if g.has_node(node) and g.nodes[node].get("kind") == CHUNK:
-                    pairs.update((min(node, n), max(node, n)) for n in g.neighbors(node))
-            docs = list(dict.fromkeys((change.entries or {}).get("documents", ())))
+            nodes, pairs, docs = change_items(g, change, self._documents)
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self._write_nodes(g, nodes)
