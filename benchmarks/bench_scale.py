@@ -5,7 +5,8 @@ on corpora of 1k, 10k (and 100k) chunks built from the development sets.
 
 Each size runs in its own subprocess (so peak RSS is that size's), on a fresh workdir with
 the embedded default (offline extractor, bundled embedding model; ``--graph-backend sqlite``
-for the graph in a SQLite file). Corpora: the passages
+for the graph in a SQLite file, ``--chroma-server`` for the vectors on a local ``chroma run``, whose
+peak RSS is then recorded beside this process's). Corpora: the passages
 of the development sets, then replicas with perturbed names and ids (``scale_corpus``).
 Questions: test-half questions whose evidence is in the smallest corpus, the same at every
 size; modes interleave per question. Writes ``scale.json`` and ``scale.png`` (log axes).
@@ -19,6 +20,7 @@ then keeps ``seconds_extracting`` apart, and ``chunks_per_s_excluding_extraction
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import subprocess
@@ -28,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.servers import ChromaServer  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     BENCH_DIR, SystemCaches, configure_threads, current_rss_mb, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
 )
@@ -52,10 +55,11 @@ def _questions(smallest: int, n: int):
 def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False,
             replica_extractions: bool = False, seed_extractions: Path | None = None,
             torch_queries: bool = False, graph_backend: str | None = None, resume: bool = False,
-            max_seconds: float | None = None) -> dict:
+            max_seconds: float | None = None, server: ChromaServer | None = None) -> dict:
     """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess).
     ``resume``: continue the workdir's build (documents already indexed are skipped);
-    ``max_seconds``: stop inserting after the slice that passes it and time what is built."""
+    ``max_seconds``: stop inserting after the slice that passes it and time what is built;
+    ``server``: the vectors on this Chroma server (its RSS is recorded beside this process's)."""
     from minirag_core.index import MiniRAGIndex
 
     base, questions = _questions(smallest, n_questions)
@@ -63,7 +67,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
     if reuse and previous.exists():  # time the queries again on the index already built
         build = json.loads(previous.read_text())["build"]
         build["reused"] = True
-        return _time_queries(size, workdir, questions, build, torch_queries)
+        return _time_queries(size, workdir, questions, build, torch_queries, server)
     docs = scaled_corpus(size, base)
     if not resume:
         safe_rmtree(workdir)
@@ -71,7 +75,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         workdir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(seed_extractions, workdir / "extractions.jsonl")
     t0 = time.perf_counter()
-    index = MiniRAGIndex(workdir, graph_backend=graph_backend)
+    index = MiniRAGIndex(workdir, graph_backend=graph_backend, chroma_url=server.url if server else None)
     index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
     index._typer().type_vectors  # process, not part of the per-chunk throughput
     replicas = ReplicaExtractor(index.extractor)
@@ -84,7 +88,8 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         chunks += index.insert(docs[done:done + SLICE]).chunks  # indexed documents are skipped
         done += SLICE
         progress.append({"seconds": time.perf_counter() - t1, "chunks_this_run": chunks,
-                         "rss_mb": current_rss_mb(), "peak_rss_mb": peak_rss_mb()})
+                         "rss_mb": current_rss_mb(), "peak_rss_mb": peak_rss_mb(),
+                         **({"server_rss_mb": server.rss_mb()} if server else {})})
     t2 = time.perf_counter()
     rest = t2 - t1 - extractor.seconds
     build = {"documents": len(docs), "chunks": chunks, "complete": done >= len(docs), "resumed": resume,
@@ -97,14 +102,16 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
              "stats": index.stats(), "graph_store": type(index.graph_store).__name__, "progress": progress}
     print(f"[{size}] indexed {chunks} chunks in {t2 - t1:.1f}s ({build['chunks_per_s']:.1f} chunks/s)",
           file=sys.stderr, flush=True)
-    return _time_queries(size, workdir, questions, build, torch_queries)
+    return _time_queries(size, workdir, questions, build, torch_queries, server)
 
 
-def _time_queries(size: int, workdir: Path, questions: list, build: dict, torch_queries: bool = False) -> dict:
+def _time_queries(size: int, workdir: Path, questions: list, build: dict, torch_queries: bool = False,
+                  server: ChromaServer | None = None) -> dict:
     from minirag_core.index import MiniRAGIndex
 
     reopen_t0 = time.perf_counter()
-    index = MiniRAGIndex(workdir)  # queries as a new process would see them: from disk
+    # queries as a new process would see them: from disk (or the server)
+    index = MiniRAGIndex(workdir, chroma_url=server.url if server else None)
     build["seconds_reopen"] = time.perf_counter() - reopen_t0
     if torch_queries:  # a long-running process: queries embedded on torch (loaded once, not timed)
         index.embedder.load_torch()
@@ -131,7 +138,8 @@ def _time_queries(size: int, workdir: Path, questions: list, build: dict, torch_
                for m, v in times.items()}
     return {"size": size, "questions": len(questions), "torch_queries": torch_queries, "build": build,
             "latency": latency,
-            "peak_rss_mb": max(peak_rss_mb(), build.get("peak_rss_mb_after_index", 0.0))}
+            "peak_rss_mb": max(peak_rss_mb(), build.get("peak_rss_mb_after_index", 0.0)),
+            **({"server_peak_rss_mb": server.peak_rss_mb()} if server else {})}
 
 
 def _chunks(result: dict) -> int:
@@ -177,6 +185,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                    help="load torch before the queries (a long-running process) instead of the NumPy encoder")
     p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
                    help="embedded graph store of the new workdirs (default networkx)")
+    p.add_argument("--chroma-server", action="store_true",
+                   help="vectors on a local Chroma server (chroma run, started per size) instead of in process")
     p.add_argument("--resume", action="store_true",
                    help="continue the builds in --out instead of starting them again (indexed documents are skipped)")
     p.add_argument("--max-seconds", type=float, default=None,
@@ -188,9 +198,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.one is not None:
         configure_threads(args.threads)
-        result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
-                         args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
-                         args.graph_backend, args.resume, args.max_seconds)
+        with contextlib.ExitStack() as stack:
+            server_dir = args.out / f"chroma-server-{args.one}"
+            if args.chroma_server and not (args.resume or args.reuse):
+                safe_rmtree(server_dir)  # a fresh build: a fresh server too
+            server = stack.enter_context(ChromaServer(server_dir)) if args.chroma_server else None
+            result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
+                             args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
+                             args.graph_backend, args.resume, args.max_seconds, server)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
@@ -201,6 +216,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                        + (["--torch-queries"] if args.torch_queries else [])
                        + (["--graph-backend", args.graph_backend] if args.graph_backend else [])
                        + (["--resume"] if args.resume else [])
+                       + (["--chroma-server"] if args.chroma_server else [])
                        + (["--max-seconds", str(args.max_seconds)] if args.max_seconds is not None else [])
                        + (["--replica-extractions"] if args.replica_extractions else [])
                        + (["--seed-extractions", str(args.seed_extractions)] if args.seed_extractions else []),
@@ -214,7 +230,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for r in results:
         b = r["build"]
         cells = [f"{r['latency'][m]['p50_ms']:.1f} / {r['latency'][m]['p95_ms']:.1f}" for m in MODES]
-        print(f"| {_chunks(r)} | {b['chunks_per_s']:.1f} | {r['peak_rss_mb']:.0f} | "
+        server = f" (+ server {r['server_peak_rss_mb']:.0f})" if "server_peak_rss_mb" in r else ""
+        print(f"| {_chunks(r)} | {b['chunks_per_s']:.1f} | {r['peak_rss_mb']:.0f}{server} | "
               f"{b['bytes_on_disk'] / 1e6:.1f} | " + " | ".join(cells) + " |")
     return results
 

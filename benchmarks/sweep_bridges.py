@@ -1,8 +1,9 @@
 """Choose mini's settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid of
-bridge settings (``--grid bridges``) or ranking weights (``--grid weights``) on every development
+bridge settings (``--grid bridges``), ranking weights (``--grid weights``) or the residual
+round (``--grid residual``) on every development
 set (indexes reused from run_suite.py's workdirs).
 
-    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights]
+    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights|residual]
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from benchmarks import devsets  # noqa: E402
 import argparse  # noqa: E402
 
 from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
-from benchmarks.run_suite import score  # noqa: E402
+from benchmarks.run_suite import question_group, score  # noqa: E402
 
 GRIDS = {
     "bridges": {"bridge_weight": [0.0, 0.5, 1.0, 1.5, 2.0], "bridge_seed_chunks": [3, 5], "bridge_steps": [1, 2],
                 "bridge_damping": [0.8]},
     "weights": {"dense_weight": [1.0, 1.5, 2.0, 2.5], "lexical_weight": [0.75, 1.0, 1.25],
                 "graph_weight": [0.1, 0.25, 0.5]},
+    "residual": {"residual_weight": [0.0, 1.0, 2.0, 3.0], "residual_sources": [3, 5]},
 }
 
 
@@ -43,15 +45,19 @@ def main(argv=None) -> None:
         index, _ = open_corpus_index(args.out / f"{name}.workdir", data.documents)
         for values in itertools.product(*grid.values()):
             setting = dict(zip(grid, values))
-            if setting.get("bridge_weight") == 0 and values != tuple(v[0] for v in grid.values()):
-                continue
-            records = []
+            if (setting.get("bridge_weight") == 0 or setting.get("residual_weight") == 0) \
+                    and values != tuple(v[0] for v in grid.values()):
+                continue  # the part switched off: one row, not one per setting of the rest
+            records, groups = [], {}
             for q in questions:
                 result = index.query(q.question, mode="mini", top_k=10, token_budget=10**9, **setting)
                 records.append(score(q, [c.doc_id for c in result.chunks], [c.text for c in result.chunks]))
+                groups.setdefault(question_group(name, q.type), []).append(records[-1])
             recall = 100 * sum(r["recall@5"] for r in records) / len(records)
             every = 100 * sum(r["all_evidence@5"] for r in records) / len(records)
-            rows.append({"set": name, **setting, "recall@5": recall, "all_evidence@5": every})
+            by_type = {g: [round(100 * sum(r[m] for r in rs) / len(rs), 1) for m in ("recall@5", "all_evidence@5")]
+                       for g, rs in sorted(groups.items())} if len(groups) > 1 else {}
+            rows.append({"set": name, **setting, "recall@5": recall, "all_evidence@5": every, "by_type": by_type})
             print(json.dumps(rows[-1]), flush=True)
     (args.out / f"sweep_{args.grid}.json").write_text(json.dumps(rows, indent=1))
 

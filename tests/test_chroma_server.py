@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
-import urllib.request
-from pathlib import Path
-
 import pytest
 
 from minirag_core.index import MiniRAGIndex
 from minirag_core.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS, window_owner
 
 from conftest import lihuaworld_documents
-from servers import ServerProcess, free_port
+from servers import ChromaServer, chroma_executable, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -21,35 +16,10 @@ QUESTIONS = ["What did Li Hua and Wolfgang talk about?", "Who delivered the brea
 MODES = ("mini", "light", "naive")
 
 
-def _chroma_executable() -> str:
-    found = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-    if not Path(found).exists():
-        pytest.skip("the chroma executable is not installed")
-    return found
-
-
-class ChromaServer(ServerProcess):
-    """``chroma run``; ready once its heartbeat answers."""
-
-    name = "chroma run"
-
-    def __init__(self, path: Path, port: int, log: Path) -> None:
-        super().__init__(path, port, log)
-        self.url = f"http://127.0.0.1:{port}"
-
-    def command(self) -> list[str]:
-        return [_chroma_executable(), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)]
-
-    def ready(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    if chroma_executable() is None:
+        pytest.skip("the chroma executable is not installed")
     root = tmp_path_factory.mktemp("chroma-server")
     srv = ChromaServer(root / "data", free_port(), root / "server.log")
     srv.start()
