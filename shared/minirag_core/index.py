@@ -25,6 +25,7 @@ from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
 from .heap import release_freed_memory
 from .index_vectors import expected_vector_ids, repair_vectors, sync_vectors
+from .vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from .llm.base import LLMBackend
 from .llm.cache import LLMCallCache
 from .registry import DocumentRecord, DocumentRegistry
@@ -89,22 +90,22 @@ class MiniRAGIndex:
         self.extractor = extractor or self._default_extractor()
         self.query_mapper = query_mapper or self._default_query_mapper()
         if vector_store is None:
-            from .storage.chroma_store import ChromaVectorStore
+            from .storage.chroma_store import ChromaVectorStore, workdir_prefix
 
-            if chroma_url:
-                vector_store = ChromaVectorStore(None, url=chroma_url, prefix=self._server_prefix())
-            else:
-                vector_store = ChromaVectorStore(self._path("chroma"))
+            vector_store = (ChromaVectorStore(None, url=chroma_url, prefix=workdir_prefix(self.workdir)) if chroma_url
+                            else ChromaVectorStore(self._path("chroma")))
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
         self.sources = CoreSources(self.graph_store, self.vectors, embedder)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
-        # repair only when no other process is writing: mid-write, graph and vectors differ by design
+        # repair unless another process is writing (mid-write, graph and vectors differ by design)
+        # or the last write ended cleanly (vector_sync.py)
         if self._process_lock is None or self._process_lock.try_acquire():
             try:
-                self.repair()
+                if not known_clean(self._path(STATE_FILE), self.vectors.store):
+                    self.repair()
             finally:
                 if self._process_lock is not None:
                     self._process_lock.release()
@@ -120,7 +121,9 @@ class MiniRAGIndex:
             if self.graph_store.reload_if_changed():
                 self.vectors.forget()
                 self._after_write()
+            mark_writing(self._path(STATE_FILE))
             yield
+            mark_clean(self._path(STATE_FILE), self.vectors.store)
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -145,25 +148,6 @@ class MiniRAGIndex:
             detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
             raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
                                         "Open it with the same settings or index into a new workdir.")
-
-    def _server_prefix(self) -> str:
-        """Collection-name prefix on a Chroma server, own to this workdir (kept in
-        ``chroma_server.json``): with one shared prefix, opening one index would make
-        ``repair`` delete every other index's vectors on the same server."""
-        import uuid
-
-        path = self._path("chroma_server.json")
-        if path is None:
-            return f"minirag-{uuid.uuid4().hex[:12]}"
-        found = read_json(path, None)
-        if found is None:
-            # a workdir with a graph but no local vectors was built on a server with the old
-            # shared prefix: keep using it
-            legacy = self._path("graph.json").exists() and not self._path("chroma").exists()
-            prefix = "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"
-            found = {"collection_prefix": prefix}
-            atomic_write_json(path, found)
-        return str(found["collection_prefix"])
 
     def _default_extractor(self) -> Extractor:
         if self.llm is not None:
@@ -344,6 +328,7 @@ class MiniRAGIndex:
                 logger.warning("repaired vectors to match the graph: %s", fixed)
                 self.graph_store.save()
             self._after_write()
+            mark_clean(self._path(STATE_FILE), self.vectors.store)
         return fixed
 
     # -- reads ---------------------------------------------------------------------------------

@@ -14,11 +14,30 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from .base import atomic_write_json, read_json
+
 #: ids per call: SQLite caps bound variables per statement (32,766, or 999 on old builds),
 #: and Chroma binds one per id
 _BATCH = 2000
 #: rows per page when reading a whole collection
 _PAGE = 5000
+
+
+def workdir_prefix(workdir: Path | None) -> str:
+    """Collection-name prefix on a Chroma server, own to this workdir (kept in its
+    ``chroma_server.json``): with one shared prefix, opening one index would make ``repair``
+    delete every other index's vectors on the same server."""
+    if workdir is None:
+        return f"minirag-{uuid.uuid4().hex[:12]}"
+    path = workdir / "chroma_server.json"
+    found = read_json(path, None)
+    if found is None:
+        # a workdir with a graph but no local vectors was built on a server with the old
+        # shared prefix: keep using it
+        legacy = (workdir / "graph.json").exists() and not (workdir / "chroma").exists()
+        found = {"collection_prefix": "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"}
+        atomic_write_json(path, found)
+    return str(found["collection_prefix"])
 
 
 def _client(path: Path | None, url: str | None) -> Any:

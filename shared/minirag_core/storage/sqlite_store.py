@@ -7,9 +7,10 @@ stored from the smaller id to the larger: weight, keywords, description, per-chu
 ``documents`` (the registry) and ``meta`` (``seq`` counts writes, how another process's writes
 are noticed).
 
-Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
-(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version, and every
-other read is an indexed query. A write loads only what it reads and changes
+Memory holds neither topology nor text: mini mode's k-hop expansion asks the indexed
+``relations`` table for each expanded entity's strongest neighbours (a query's cost follows its
+neighbourhood, and a new process answers its first query without reading the graph), and every
+other read is an indexed query too. A write loads only what it reads and changes
 (``working_graph``, with the entities sharing a surname with what it touches, so aliases
 consolidate as in the networkx store) and saves the change in one transaction: a process killed
 mid-save leaves the file as it was.
@@ -24,11 +25,10 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
-import numpy as np
 
 from ..aliases import alias_surname, homed_short_forms
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
+from ..graph_arrays import bounded_expansion
 from .base import Change, change_items, rank_type_pool
 
 _SCHEMA = """
@@ -106,7 +106,6 @@ class SQLiteGraphStore:
         self._work = nx.Graph()
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
-        self._arrays: RelationArrays | None = None
         self.reload_if_changed()
 
     def __repr__(self) -> str:
@@ -125,13 +124,10 @@ class SQLiteGraphStore:
                 return False
             self._documents = {d: json.loads(r) for d, r in self._rows("SELECT id, record FROM documents")}
             self._seq = seq
-            self.changed()
             return True
 
     def changed(self) -> None:
-        """Forget the relation arrays (the index calls this after every write)."""
-        with self.lock:
-            self._arrays = None
+        """Nothing is cached from the file (the index calls this after every write)."""
 
     def documents(self) -> dict[str, dict[str, Any]]:
         return self._documents
@@ -277,47 +273,34 @@ class SQLiteGraphStore:
         return {"name": name, "type": type_, "description": description or "",
                 "source_chunks": json.loads(source_chunks) if source_chunks else []}
 
-    def relation_arrays(self) -> RelationArrays:
-        """Every relation edge as arrays (numbers and weights only), built once per graph version."""
-        with self.lock:
-            if self._arrays is None:
-                entities = self._rows("SELECT id, type FROM nodes WHERE kind = 'entity'")
-                entities.sort()
-                position = {e: i for i, (e, _) in enumerate(entities)}
-                edges = _edge_columns([(position[u], position[v], w)
-                                       for u, v, w in self.db.execute("SELECT u, v, weight FROM relations")])
-                self._arrays = RelationArrays([e for e, _ in entities], [str(t or "") for _, t in entities], edges,
-                                              self._relation_attrs, self.MAX_NEIGHBORS)
-            return self._arrays
-
-    def _relation_attrs(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-        """Weight, keywords and description of the relations between the given pairs (one query)."""
-        found = {(u, v): dict(zip(_RELATION_COLUMNS, rest)) for u, v, *rest in self._rows(
-            f"SELECT u, v, weight, keywords, description FROM relations WHERE (u, v) IN {_PAIRS}",
-            _ids(sorted({(min(a, b), max(a, b)) for a, b in pairs})))}
-        return {(a, b): found.get((min(a, b), max(a, b)), {}) for a, b in pairs}
-
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
                         max_neighbors: int | None = None) -> nx.Graph:
         """Breadth-first from the seeds over relation edges; each node contributes at most
-        its ``max_neighbors`` strongest new relations (as ``NetworkXGraphStore`` does)."""
+        its ``max_neighbors`` strongest new relations (as ``NetworkXGraphStore`` does), each
+        node's asked of the indexed table in order (strongest first, then by id)."""
         cap = self.MAX_NEIGHBORS if max_neighbors is None else max_neighbors
-        arrays = self.relation_arrays()
-        depth = bounded_expansion([arrays.position[s] for s in dict.fromkeys(seeds) if s in arrays.position],
-                                  lambda node, reached: arrays.row(node, cap + reached), hops, max_nodes, cap)
-        ids = [arrays.ids[i] for i in depth]
-        names = dict(self._rows(f"SELECT id, name FROM nodes WHERE id IN {_IDS}", _ids(ids)))
+        order = list(dict.fromkeys(seeds))
+        with self.lock:
+            known = {n for (n,) in self._rows(f"SELECT id FROM nodes WHERE kind = 'entity' AND id IN {_IDS}",
+                                               _ids(order))}
+            depth = bounded_expansion([s for s in order if s in known],
+                                      lambda node, reached: self._strongest(node, cap + reached), hops, max_nodes, cap)
+            ids = _ids(list(depth))
+            found = {i: (name, kind) for i, name, kind in self._rows(
+                f"SELECT id, name, type FROM nodes WHERE id IN {_IDS}", ids)}
+            edges = self._rows(f"SELECT u, v, weight, keywords, description FROM relations "
+                               f"WHERE u IN {_IDS} AND v IN {_IDS}", ids, ids)
         sub = nx.Graph()
-        sub.add_nodes_from((arrays.ids[i], {"name": names[arrays.ids[i]], "type": arrays.types[i], "hop": d})
-                           for i, d in depth.items())
-        members = np.array(sorted(depth), dtype=np.int64)
-        left, right, _ = arrays._induced(members)
-        pairs = sorted(sorted((arrays.ids[members[a]], arrays.ids[members[b]]))
-                       for a, b in zip(left.tolist(), right.tolist()))
-        for u, v, weight, keywords, description in self._rows(
-                f"SELECT u, v, weight, keywords, description FROM relations WHERE (u, v) IN {_PAIRS}", _ids(pairs)):
+        sub.add_nodes_from((n, {"name": found[n][0], "type": str(found[n][1] or ""), "hop": d}) for n, d in depth.items())
+        for u, v, weight, keywords, description in sorted(edges):
             sub.add_edge(u, v, weight=weight, keywords=keywords, description=description)
         return sub
+
+    def _strongest(self, node: str, limit: int) -> list[str]:
+        """``node``'s ``limit`` strongest relation neighbours (ties by id), read from the index."""
+        return [n for (n,) in self.db.execute(
+            "SELECT other FROM (SELECT v AS other, weight FROM relations WHERE u = ?1 UNION ALL "
+            "SELECT u, weight FROM relations WHERE v = ?1) ORDER BY weight DESC, other LIMIT ?2", (node, limit))]
 
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
         """For each entity, its chunks (by id) and the mention's description."""
