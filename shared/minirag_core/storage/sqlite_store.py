@@ -7,10 +7,10 @@ stored from the smaller id to the larger: weight, keywords, description, per-chu
 ``documents`` (the registry) and ``meta`` (``seq`` counts writes, how another process's writes
 are noticed).
 
-Memory holds neither topology nor text: mini mode's k-hop expansion asks the indexed
-``relations`` table for each expanded entity's strongest neighbours (a query's cost follows its
-neighbourhood, and a new process answers its first query without reading the graph), and every
-other read is an indexed query too. A write loads only what it reads and changes
+Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
+(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version; every other
+read is an indexed query (``entity_subgraph`` asks the table for each expanded entity's strongest
+neighbours, so light mode never reads the whole graph). A write loads only what it reads and changes
 (``working_graph``, with the entities sharing a surname with what it touches, so aliases
 consolidate as in the networkx store) and saves the change in one transaction: a process killed
 mid-save leaves the file as it was.
@@ -28,7 +28,7 @@ import networkx as nx
 
 from ..aliases import alias_surname, homed_short_forms
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_arrays import bounded_expansion
+from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
 
 _SCHEMA = """
@@ -106,6 +106,7 @@ class SQLiteGraphStore:
         self._work = nx.Graph()
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
+        self._arrays: RelationArrays | None = None
         self.reload_if_changed()
 
     def __repr__(self) -> str:
@@ -124,10 +125,13 @@ class SQLiteGraphStore:
                 return False
             self._documents = {d: json.loads(r) for d, r in self._rows("SELECT id, record FROM documents")}
             self._seq = seq
+            self.changed()
             return True
 
     def changed(self) -> None:
-        """Nothing is cached from the file (the index calls this after every write)."""
+        """Forget the relation arrays (the index calls this after every write)."""
+        with self.lock:
+            self._arrays = None
 
     def documents(self) -> dict[str, dict[str, Any]]:
         return self._documents
@@ -272,6 +276,26 @@ class SQLiteGraphStore:
         name, type_, description, source_chunks = rows[0]
         return {"name": name, "type": type_, "description": description or "",
                 "source_chunks": json.loads(source_chunks) if source_chunks else []}
+
+    def relation_arrays(self) -> RelationArrays:
+        """Every relation edge as arrays (numbers and weights only), built once per graph version."""
+        with self.lock:
+            if self._arrays is None:
+                entities = self._rows("SELECT id, type FROM nodes WHERE kind = 'entity'")
+                entities.sort()
+                position = {e: i for i, (e, _) in enumerate(entities)}
+                edges = _edge_columns([(position[u], position[v], w)
+                                       for u, v, w in self.db.execute("SELECT u, v, weight FROM relations")])
+                self._arrays = RelationArrays([e for e, _ in entities], [str(t or "") for _, t in entities], edges,
+                                              self._relation_attrs, self.MAX_NEIGHBORS)
+            return self._arrays
+
+    def _relation_attrs(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Weight, keywords and description of the relations between the given pairs (one query)."""
+        found = {(u, v): dict(zip(_RELATION_COLUMNS, rest)) for u, v, *rest in self._rows(
+            f"SELECT u, v, weight, keywords, description FROM relations WHERE (u, v) IN {_PAIRS}",
+            _ids(sorted({(min(a, b), max(a, b)) for a, b in pairs})))}
+        return {(a, b): found.get((min(a, b), max(a, b)), {}) for a, b in pairs}
 
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
                         max_neighbors: int | None = None) -> nx.Graph:
