@@ -32,8 +32,8 @@ def counted_repairs(monkeypatch):
     return calls
 
 
-def _built(tmp_path, embedder) -> MiniRAGIndex:
-    index = MiniRAGIndex(tmp_path / "w", embedder=embedder)
+def _built(tmp_path, embedder, graph_backend: str | None = None) -> MiniRAGIndex:
+    index = MiniRAGIndex(tmp_path / "w", embedder=embedder, graph_backend=graph_backend)
     index.insert(lihuaworld_documents(3))
     return index
 
@@ -48,8 +48,10 @@ def test_a_clean_workdir_reopens_without_reconciling(tmp_path, embedder, counted
     assert reopened.query("What did Li Hua do?").chunks
 
 
-def test_a_write_that_did_not_end_is_reconciled_on_open(tmp_path, embedder, counted_repairs, monkeypatch):
-    index = _built(tmp_path, embedder)
+@pytest.mark.parametrize("graph_backend", ["networkx", "sqlite"])
+def test_a_write_that_did_not_end_is_reconciled_on_open(tmp_path, embedder, counted_repairs, monkeypatch,
+                                                         graph_backend):
+    index = _built(tmp_path, embedder, graph_backend)
 
     def crash(*args, **kwargs):  # the vectors are written, the graph never follows
         raise RuntimeError("killed between the vector write and the graph write")
@@ -74,3 +76,23 @@ def test_vectors_changed_under_the_workdir_are_reconciled_on_open(tmp_path, embe
     assert counted_repairs and counted_repairs[-1][f"{ENTITIES}_added"] == 1
     assert entity in reopened.vectors.store.ids(ENTITIES)
 
+
+
+@pytest.mark.parametrize("graph_backend", ["networkx", "sqlite"])
+def test_the_next_write_in_the_same_process_reconciles_first(tmp_path, embedder, counted_repairs, monkeypatch,
+                                                              graph_backend):
+    index = _built(tmp_path, embedder, graph_backend)
+    real_save = index.graph_store.save
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the graph write failed")
+
+    monkeypatch.setattr(index.graph_store, "save", crash)
+    with pytest.raises(RuntimeError):
+        index.insert(lihuaworld_documents(5)[3:4])
+    monkeypatch.setattr(index.graph_store, "save", real_save)
+    counted_repairs.clear()
+    index.insert(lihuaworld_documents(5)[4:5])  # checks first: it must not mark clean over the failed write
+    assert counted_repairs
+    assert index.vectors.store.ids(CHUNKS) == set(index.graph_store.chunk_ids())
+    assert json.loads((tmp_path / "w" / STATE_FILE).read_text())["clean"] is True

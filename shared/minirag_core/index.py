@@ -121,9 +121,12 @@ class MiniRAGIndex:
             if self.graph_store.reload_if_changed():
                 self.vectors.forget()
                 self._after_write()
-            mark_writing(self._path(STATE_FILE))
+            state = self._path(STATE_FILE)
+            if not known_clean(state, self.vectors.store):  # a write that did not end, here or elsewhere
+                self.repair()
+            mark_writing(state)
             yield
-            mark_clean(self._path(STATE_FILE), self.vectors.store)
+            mark_clean(state, self.vectors.store)
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
