@@ -100,12 +100,10 @@ class MiniRAGIndex:
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
-        # repair unless another process is writing (mid-write, graph and vectors differ by design)
-        # or the last write ended cleanly (vector_sync.py)
+        # not while another process writes: mid-write, graph and vectors differ by design
         if self._process_lock is None or self._process_lock.try_acquire():
             try:
-                if not known_clean(self._path(STATE_FILE), self.vectors.store):
-                    self.repair()
+                self._repair_unless_clean()
             finally:
                 if self._process_lock is not None:
                     self._process_lock.release()
@@ -121,12 +119,10 @@ class MiniRAGIndex:
             if self.graph_store.reload_if_changed():
                 self.vectors.forget()
                 self._after_write()
-            state = self._path(STATE_FILE)
-            if not known_clean(state, self.vectors.store):  # a write that did not end, here or elsewhere
-                self.repair()
-            mark_writing(state)
+            self._repair_unless_clean()  # a write that did not end, here or in another process
+            mark_writing(self._path(STATE_FILE))
             yield
-            mark_clean(state, self.vectors.store)
+            mark_clean(self._path(STATE_FILE), self.vectors.store)
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -322,6 +318,12 @@ class MiniRAGIndex:
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""
         return expected_vector_ids(self.graph_store, index_relations=self.index_relations)
+
+    def _repair_unless_clean(self) -> None:
+        """Repair unless the last write ended cleanly (``vector_sync.py``); the caller holds the
+        workdir lock."""
+        if not known_clean(self._path(STATE_FILE), self.vectors.store):
+            self.repair()
 
     def repair(self) -> dict[str, int]:
         """Make Chroma agree with the graph (after a crash between the two writes)."""

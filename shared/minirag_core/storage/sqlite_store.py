@@ -310,7 +310,7 @@ class SQLiteGraphStore:
             depth = bounded_expansion([s for s in order if s in known],
                                       lambda node, reached: self._strongest(node, cap + reached), hops, max_nodes, cap)
             ids = _ids(list(depth))
-            found = {i: (name, kind) for i, name, kind in self._rows(
+            found = {i: (name, type_) for i, name, type_ in self._rows(
                 f"SELECT id, name, type FROM nodes WHERE id IN {_IDS}", ids)}
             edges = self._rows(f"SELECT u, v, weight, keywords, description FROM relations "
                                f"WHERE u IN {_IDS} AND v IN {_IDS}", ids, ids)
