@@ -15,6 +15,9 @@ Where extraction would take hours on a shared machine: ``--replica-extractions``
 replica its original's extraction, perturbed (the extractor runs on originals only), and
 ``--seed-extractions FILE`` starts from an earlier build's ``extractions.jsonl``; the JSON
 then keeps ``seconds_extracting`` apart, and ``chunks_per_s_excluding_extraction`` compares sizes.
+Where encoding would too (100k chunks): ``--replica-vectors`` gives each replica its original's
+vector, turned by noise (``replica_vectors``), and ``chunks_per_s_excluding_extraction_and_embedding``
+compares sizes (encoding is timed at every size and costs the same per chunk at any size).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from benchmarks.common import (  # noqa: E402
     BENCH_DIR, SystemCaches, configure_threads, current_rss_mb, dir_bytes, machine_info, peak_rss_mb, safe_rmtree,
 )
 from benchmarks.metrics import percentile  # noqa: E402
+from benchmarks.replica_vectors import ReplicaEmbedder  # noqa: E402
 from benchmarks.scale_corpus import (  # noqa: E402
     REPLICA_ID, ReplicaExtractor, TimedExtractor, base_passages, pick_questions, scaled_corpus,
 )
@@ -55,11 +59,13 @@ def _questions(smallest: int, n: int):
 def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bool = False,
             replica_extractions: bool = False, seed_extractions: Path | None = None,
             torch_queries: bool = False, graph_backend: str | None = None, resume: bool = False,
-            max_seconds: float | None = None, server: ChromaServer | None = None) -> dict:
+            max_seconds: float | None = None, server: ChromaServer | None = None,
+            replica_vectors: bool = False) -> dict:
     """Build a fresh index of ``size`` documents and time its queries (runs in a subprocess).
     ``resume``: continue the workdir's build (documents already indexed are skipped);
     ``max_seconds``: stop inserting after the slice that passes it and time what is built;
-    ``server``: the vectors on this Chroma server (its RSS is recorded beside this process's)."""
+    ``server``: the vectors on this Chroma server (its RSS is recorded beside this process's);
+    ``replica_vectors``: replicas take their original's vector, turned (``replica_vectors``)."""
     from minirag_core.index import MiniRAGIndex
 
     base, questions = _questions(smallest, n_questions)
@@ -75,28 +81,41 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
         workdir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(seed_extractions, workdir / "extractions.jsonl")
     t0 = time.perf_counter()
-    index = MiniRAGIndex(workdir, graph_backend=graph_backend, chroma_url=server.url if server else None)
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    embedder = ReplicaEmbedder(SentenceTransformerEmbedder(), reuse=replica_vectors)  # times every encoding
+    index = MiniRAGIndex(workdir, embedder=embedder, graph_backend=graph_backend,
+                         chroma_url=server.url if server else None)
     index.embedder.embed(["warm-up"])  # model load and the typer's type vectors: once per
     index._typer().type_vectors  # process, not part of the per-chunk throughput
+    embedder.seconds = 0.0
     replicas = ReplicaExtractor(index.extractor)
     extractor = index.extractor = TimedExtractor(replicas if replica_extractions else replicas.inner)
     if resume and replica_extractions:  # the originals' extractions, from the cache of the earlier run
         replicas.remember(index, [d for d in docs if not REPLICA_ID.match(d.id)])
-    t1 = time.perf_counter()
+    t1, cpu1 = time.perf_counter(), time.process_time()  # CPU time: less swayed by other jobs
     chunks, done, progress = 0, 0, []
     while done < len(docs) and (max_seconds is None or time.perf_counter() - t1 < max_seconds):
         chunks += index.insert(docs[done:done + SLICE]).chunks  # indexed documents are skipped
         done += SLICE
-        progress.append({"seconds": time.perf_counter() - t1, "chunks_this_run": chunks,
+        progress.append({"seconds": time.perf_counter() - t1, "cpu_seconds": time.process_time() - cpu1,
+                         "chunks_this_run": chunks,
+                         "seconds_extracting": extractor.seconds, "seconds_embedding": embedder.seconds,
                          "rss_mb": current_rss_mb(), "peak_rss_mb": peak_rss_mb(),
                          **({"server_rss_mb": server.rss_mb()} if server else {})})
+        print(f"[{size}] {json.dumps(progress[-1])}", file=sys.stderr, flush=True)
     t2 = time.perf_counter()
     rest = t2 - t1 - extractor.seconds
     build = {"documents": len(docs), "chunks": chunks, "complete": done >= len(docs), "resumed": resume,
              "seconds_open_and_warm_up": t1 - t0,
-             "seconds_insert": t2 - t1, "chunks_per_s": chunks / max(t2 - t1, 1e-9),
+             "seconds_insert": t2 - t1, "cpu_seconds_insert": time.process_time() - cpu1,
+             "chunks_per_s": chunks / max(t2 - t1, 1e-9),
              "seconds_extracting": extractor.seconds, "chunks_per_s_excluding_extraction": chunks / max(rest, 1e-9),
+             "seconds_embedding": embedder.seconds,
+             "chunks_per_s_excluding_extraction_and_embedding": chunks / max(rest - embedder.seconds, 1e-9),
              "replica_extractions_reused": getattr(extractor.inner, "reused", 0),
+             "replica_vectors": replica_vectors, "vectors_reused": embedder.reused,
+             "vectors_encoded": embedder.encoded,
              "extraction_cache_seeded": seed_extractions is not None,
              "peak_rss_mb_after_index": peak_rss_mb(), "bytes_on_disk": dir_bytes(workdir),
              "stats": index.stats(), "graph_store": type(index.graph_store).__name__, "progress": progress}
@@ -179,6 +198,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--reuse", action="store_true", help="time the queries again on the indexes already built")
     p.add_argument("--replica-extractions", action="store_true",
                    help="replicas reuse their original's extraction, perturbed (extraction runs on originals only)")
+    p.add_argument("--replica-vectors", action="store_true",
+                   help="replicas take their original's vector plus noise (the model encodes originals only)")
     p.add_argument("--seed-extractions", type=Path, default=None,
                    help="start each workdir with this extractions.jsonl (cached chunks are not extracted again)")
     p.add_argument("--torch-queries", action="store_true",
@@ -205,7 +226,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             server = stack.enter_context(ChromaServer(server_dir)) if args.chroma_server else None
             result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
                              args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
-                             args.graph_backend, args.resume, args.max_seconds, server)
+                             args.graph_backend, args.resume, args.max_seconds, server, args.replica_vectors)
         (args.out / f"scale-{args.one}.json").write_text(json.dumps(result, indent=1))
         return [result]
     results = []
@@ -219,6 +240,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                        + (["--chroma-server"] if args.chroma_server else [])
                        + (["--max-seconds", str(args.max_seconds)] if args.max_seconds is not None else [])
                        + (["--replica-extractions"] if args.replica_extractions else [])
+                       + (["--replica-vectors"] if args.replica_vectors else [])
                        + (["--seed-extractions", str(args.seed_extractions)] if args.seed_extractions else []),
                        check=True)
         results.append(json.loads((args.out / f"scale-{size}.json").read_text()))
