@@ -138,19 +138,25 @@ class ReplicaExtractor:
 
 
 class TimedExtractor:
-    """Wraps an extractor and adds up the seconds spent in it (``seconds``)."""
+    """Wraps an extractor and adds up the seconds spent in it (``seconds``) and, of those, the
+    seconds ``embedder`` (anything with a running ``seconds`` total) spent inside it."""
 
-    def __init__(self, inner) -> None:
+    def __init__(self, inner, embedder=None) -> None:
         self.inner = inner
         self.name = inner.name
+        self.embedder = embedder
         self.seconds = 0.0
+        self.embedding_seconds = 0.0
 
     def extract(self, chunks, *, show_progress: bool = False) -> list[ExtractionResult]:
         t = time.perf_counter()
+        embedding = self.embedder.seconds if self.embedder is not None else 0.0
         try:
             return list(self.inner.extract(chunks))
         finally:
             self.seconds += time.perf_counter() - t
+            if self.embedder is not None:
+                self.embedding_seconds += self.embedder.seconds - embedding
 
     async def aextract(self, chunks, *, show_progress: bool = False) -> list[ExtractionResult]:
         return self.extract(chunks)
