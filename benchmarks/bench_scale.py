@@ -98,6 +98,7 @@ def run_one(size: int, workdir: Path, n_questions: int, smallest: int, reuse: bo
     while done < len(docs) and (max_seconds is None or time.perf_counter() - t1 < max_seconds):
         chunks += index.insert(docs[done:done + SLICE]).chunks  # indexed documents are skipped
         done += SLICE
+        embedder.learning = done < len(base)  # every original seen: remember no more texts
         progress.append({"seconds": time.perf_counter() - t1, "cpu_seconds": time.process_time() - cpu1,
                          "chunks_this_run": chunks,
                          "seconds_extracting": extractor.seconds, "seconds_embedding": embedder.seconds,

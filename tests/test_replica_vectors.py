@@ -3,13 +3,14 @@ only when their original was encoded."""
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
 import pytest
 
-from benchmarks.replica_vectors import ReplicaEmbedder, replica_number, unperturb
-from benchmarks.scale_corpus import perturb, replica_suffix
+from benchmarks.replica_vectors import ReplicaEmbedder, replica_offsets, strip_suffix
+from benchmarks.scale_corpus import perturb
 
 
 class HashEmbedder:
@@ -26,17 +27,24 @@ class HashEmbedder:
         return np.asarray([r / np.linalg.norm(r) for r in rows], dtype=np.float32)
 
 
-@pytest.mark.parametrize("replica", [1, 26, 27, 52, 700])
-def test_replica_number_inverts_the_suffix(replica):
-    assert replica_number(replica_suffix(replica)) == replica
-
-
 @pytest.mark.parametrize("text", ["Albuquerque lies in New Mexico, near the Iraqi consulate.",
                                   "The Quantum Leap aired on NBC from 1989.", "Qatar and Iraq border Saudi Arabia."])
-@pytest.mark.parametrize("replica", [1, 17, 30])
-def test_unperturb_recovers_the_original_and_its_replica(text, replica):
-    assert unperturb(perturb(text, replica)) == (text, replica)
-    assert unperturb(text) == (text, 0)
+@pytest.mark.parametrize("replica", [1, 17, 30, 700])
+def test_strip_suffix_finds_the_original_in_any_letter_case(text, replica):
+    replica_text = perturb(text, replica)
+    assert strip_suffix(replica_text, {text})[0] == text
+    assert strip_suffix(replica_text.upper(), {text.upper()})[0] == text.upper()  # stored names
+    assert strip_suffix(replica_text, {"something else"}) is None
+    assert strip_suffix(text, {text}) is None  # an original is not its own replica
+
+
+def test_replica_offsets_cut_the_replica_where_the_original_is_cut():
+    original = "Paris is the capital of France. Its mayor sits in Paris."
+    replica = perturb(original, 5)
+    words = [(m.start(), m.end()) for m in re.finditer(r"\w+|[^\w\s]", original)]
+    _, tail, ends = strip_suffix(replica, {original})
+    moved = replica_offsets(words, tail, ends)
+    assert [replica[s:e] for s, e in moved] == [perturb(original[s:e], 5) for s, e in words]
 
 
 def test_replicas_reuse_their_originals_vector_turned_by_noise():
@@ -61,6 +69,18 @@ def test_unknown_replicas_and_plain_texts_are_encoded_for_real():
     assert inner.calls == [unseen, "no capitals here"]
     assert np.allclose(out, inner.embed([unseen, "no capitals here"]))
     assert embedder.reused == 0
+
+
+def test_replica_windows_are_the_originals_windows_suffixed():
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from minirag_core.embedding.windows import text_windows
+
+    embedder = ReplicaEmbedder(SentenceTransformerEmbedder())
+    original = " ".join(f"Sentence {i} names Paris and Berlin in France." for i in range(60))
+    windows = text_windows(embedder, original)
+    assert len(windows) > 1
+    embedder.learning = False
+    assert text_windows(embedder, perturb(original, 9)) == [perturb(w, 9) for w in windows]
 
 
 def test_reuse_off_encodes_everything():
