@@ -224,8 +224,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         configure_threads(args.threads)
         with contextlib.ExitStack() as stack:
             server_dir = args.out / f"chroma-server-{args.one}"
-            if args.chroma_server and not (args.resume or args.reuse):
-                safe_rmtree(server_dir)  # a fresh build: a fresh server too
+            if args.chroma_server and not (args.resume or args.reuse) and server_dir.exists():
+                shutil.rmtree(server_dir)  # the benchmark's own server data: a fresh build, a fresh server
             server = stack.enter_context(ChromaServer(server_dir)) if args.chroma_server else None
             result = run_one(args.one, args.out / f"work-{args.one}", args.questions, args.smallest or args.one,
                              args.reuse, args.replica_extractions, args.seed_extractions, args.torch_queries,
