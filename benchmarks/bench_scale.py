@@ -17,7 +17,8 @@ replica its original's extraction, perturbed (the extractor runs on originals on
 then keeps ``seconds_extracting`` apart, and ``chunks_per_s_excluding_extraction`` compares sizes.
 Where encoding would too (100k chunks): ``--replica-vectors`` gives each replica its original's
 vector, turned by noise (``replica_vectors``), and ``chunks_per_s_excluding_extraction_and_embedding``
-compares sizes (encoding is timed at every size and costs the same per chunk at any size).
+compares sizes (encoding is timed at every size and costs the same per chunk at any size; a
+``--resume``d build has no originals' vectors to reuse, so it encodes its replicas for real).
 """
 
 from __future__ import annotations
