@@ -77,7 +77,6 @@ def test_vectors_changed_under_the_workdir_are_reconciled_on_open(tmp_path, embe
     assert entity in reopened.vectors.store.ids(ENTITIES)
 
 
-
 @pytest.mark.parametrize("graph_backend", ["networkx", "sqlite"])
 def test_the_next_write_in_the_same_process_reconciles_first(tmp_path, embedder, counted_repairs, monkeypatch,
                                                               graph_backend):
