@@ -86,7 +86,7 @@ def test_ambiguous_short_forms_stay_apart(tmp_path, embedder, backend):
     g = whole_graph(_index(tmp_path / "wd", embedder, docs, backend).graph_store)
     assert g.has_node("SMITH") and g.has_node("J. SMITH")
     assert not g.has_edge("SMITH", "JOHN SMITH") and not g.has_edge("SMITH", "JANE SMITH")
-    assert len(g.nodes["JOHN SMITH"]["source_chunks"]) == 1 and len(g.nodes["JANE SMITH"]["source_chunks"]) == 1
+    assert len(g.nodes["JOHN SMITH"]["sources"]) == 1 and len(g.nodes["JANE SMITH"]["sources"]) == 1
 
 
 def test_deleting_the_full_name_equals_a_build_without_it(tmp_path, embedder, backend):

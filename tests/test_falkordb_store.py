@@ -10,6 +10,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from minirag_core.graph import add_entity_record, add_relation_record
 from minirag_core.index import MiniRAGIndex
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.storage.base import GraphStore
@@ -171,11 +172,9 @@ def test_working_graph_and_save_round_trip(server) -> None:
     g.add_node("c1", kind="chunk", doc_id="d", order=0, text="A met B.", n_tokens=3,
                relations=[["A", "B"]], subjects=["A"])
     for e in ("A", "B"):
-        g.add_node(e, kind="entity", name=e.title(), type="PERSON", description="", source_chunks=["c1"],
-                   sources={"c1": {"name": e, "type": "PERSON", "description": ""}})
+        add_entity_record(g, e, "c1", {"name": e.title(), "type": "PERSON", "description": ""})
         g.add_edge(e, "c1", kind="mention", description=f"{e} in c1")
-    g.add_edge("A", "B", kind="relation", weight=2.0, description="met", keywords="meeting",
-               source_chunks=["c1"], sources={"c1": {"weight": 2.0}})
+    add_relation_record(g, ("A", "B"), "c1", {"weight": 2.0, "description": "met", "keywords": "meeting"})
     store.documents()["d"] = {"hash": "h", "chunks": ["c1"], "metadata": {"k": 1}}
     store.save(_change(["c1", "A", "B"], [("A", "B")], ["d"]))
     again = store.working_graph(["c1"])
@@ -205,8 +204,7 @@ def test_a_save_that_fails_midway_leaves_the_server_unchanged(server, monkeypatc
     store = FalkorDBGraphStore.from_url(f"{server.url}/atomic")
     g = store.working_graph(["c1"])
     g.add_node("c1", kind="chunk", doc_id="d", order=0, text="A.", n_tokens=1, relations=[], subjects=[])
-    g.add_node("A", kind="entity", name="A", type="PERSON", description="", source_chunks=["c1"],
-               sources={"c1": {"name": "A", "type": "PERSON", "description": ""}})
+    add_entity_record(g, "A", "c1", {"name": "A", "type": "PERSON", "description": ""})
     g.add_edge("A", "c1", kind="mention", description="A in c1")
     store.documents()["d"] = {"hash": "h", "chunks": ["c1"], "metadata": {}}
 

@@ -46,9 +46,9 @@ def test_weights_sum_and_descriptions_merge_then_removal_restores():
     graph_ops.add_chunk(g, _chunk("c2", "d2"), _extraction("in c2", 3.0))
     edge = g.edges["LI HUA", "WOLFGANG"]
     assert edge["weight"] == 5.0
-    assert edge["source_chunks"] == ["c1", "c2"]
+    assert sorted(edge["sources"]) == ["c1", "c2"]
     assert "in c1" in edge["description"] and "in c2" in edge["description"]
-    assert g.nodes["LI HUA"]["source_chunks"] == ["c1", "c2"]
+    assert sorted(g.nodes["LI HUA"]["sources"]) == ["c1", "c2"]
     graph_ops.remove_chunks(g, ["c2"])
     assert nx.node_link_data(g, edges="edges") == only_c1
 

@@ -8,6 +8,8 @@ from functools import partial
 
 import networkx as nx
 
+from minirag_core.graph import add_entity_record, add_relation_record, drop_entity_record, drop_relation_record
+from minirag_core.graph_records import MAX_MERGED_DESCRIPTIONS, record_count
 from minirag_core.storage import graph_log
 from minirag_core.storage.graph_log import Change
 from minirag_core.storage.networkx_store import NetworkXGraphStore
@@ -25,15 +27,10 @@ def _add_chunk(store: NetworkXGraphStore, chunk: str, entities: list[str]) -> Ch
     g = store.graph
     g.add_node(chunk, kind="chunk", text=f"text of {chunk}", relations=[])
     for e in entities:
-        if not g.has_node(e):
-            g.add_node(e, kind="entity", sources={})
-        g.nodes[e]["sources"][chunk] = {"name": e}
+        add_entity_record(g, e, chunk, {"name": e, "type": "", "description": f"{e} in {chunk}"})
         g.add_edge(e, chunk, kind="mention", description=f"{e} in {chunk}")
     for a, b in zip(entities, entities[1:]):
-        if not g.has_edge(a, b):
-            g.add_edge(a, b, kind="relation", sources={}, weight=0.0)
-        g.edges[a, b]["sources"][chunk] = 1
-        g.edges[a, b]["weight"] += 1.0
+        add_relation_record(g, (a, b), chunk, {"weight": 1.0, "keywords": "", "description": ""})
     g.graph.setdefault("documents", {})[f"doc-{chunk}"] = {"chunks": [chunk]}
     return Change([chunk, *entities], list(zip(entities, entities[1:])), {"documents": [f"doc-{chunk}"]})
 
@@ -42,13 +39,13 @@ def _remove_chunk(store: NetworkXGraphStore, chunk: str) -> Change:
     g = store.graph
     entities = [n for n in g.neighbors(chunk)]
     for e in entities:
-        del g.nodes[e]["sources"][chunk]
+        drop_entity_record(g, e, chunk)
     edges = [(a, b) for a, b in list(g.edges) if chunk in g.edges[a, b].get("sources", {})]
     for a, b in edges:
-        g.remove_edge(a, b)
+        drop_relation_record(g, (a, b), chunk)
     g.remove_node(chunk)
     for e in entities:
-        if not g.nodes[e]["sources"]:
+        if record_count(g.nodes[e]) == 0:
             g.remove_node(e)
     del g.graph["documents"][f"doc-{chunk}"]
     return Change([chunk, *entities], edges, {"documents": [f"doc-{chunk}"]})
@@ -143,7 +140,8 @@ def test_insert_records_log_only_the_new_sources_of_a_hub(tmp_path, monkeypatch)
         store.save(Change([chunk.id, *entities], edges, added_chunks=[chunk.id]))
         if i:
             sizes.append(path.with_name("graph.log.jsonl").stat().st_size)
-    assert store.graph.nodes["HUB"]["description"].count("hub as seen") == 40
+    assert len(store.graph.nodes["HUB"]["sources"]) == 40
+    assert store.graph.nodes["HUB"]["description"].count("hub as seen") == MAX_MERGED_DESCRIPTIONS
     record_sizes = [b - a for a, b in zip(sizes, sizes[1:])]
     assert max(record_sizes) < 1.2 * min(record_sizes)  # a full record would grow 40-fold
     reopened = NetworkXGraphStore(path)

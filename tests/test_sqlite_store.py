@@ -9,6 +9,7 @@ import networkx as nx
 import pytest
 
 from graph_parity import assert_same_expansion, corpus_of_passages, retrieval_state
+from minirag_core.graph import add_entity_record, add_relation_record
 from minirag_core.index import MiniRAGIndex
 from minirag_core.storage.base import Change, GraphStore
 from minirag_core.storage.graph_stores import GraphStoreMismatch
@@ -114,11 +115,9 @@ def _one_chunk(store: SQLiteGraphStore) -> None:
     g.add_node("c1", kind="chunk", doc_id="d", order=0, text="A met B.", n_tokens=3,
                relations=[["A", "B"]], subjects=["A"])
     for e in ("A", "B"):
-        g.add_node(e, kind="entity", name=e.title(), type="PERSON", description="", source_chunks=["c1"],
-                   sources={"c1": {"name": e, "type": "PERSON", "description": ""}})
+        add_entity_record(g, e, "c1", {"name": e, "type": "PERSON", "description": f"{e} in c1"})
         g.add_edge(e, "c1", kind="mention", description=f"{e} in c1")
-    g.add_edge("A", "B", kind="relation", weight=2.0, description="met", keywords="meeting",
-               source_chunks=["c1"], sources={"c1": {"weight": 2.0}})
+    add_relation_record(g, ("A", "B"), "c1", {"weight": 2.0, "description": "met", "keywords": "meeting"})
     store.documents()["d"] = {"hash": "h", "chunks": ["c1"], "metadata": {"k": 1}}
 
 
@@ -130,7 +129,7 @@ def test_working_graph_and_save_round_trip(tmp_path) -> None:
     again = store.working_graph(["c1"])
     assert nx.utils.nodes_equal(again.nodes(data=True), written.nodes(data=True))
     assert nx.utils.edges_equal(again.edges(data=True), written.edges(data=True))
-    assert store.entity("A") == {"name": "A", "type": "PERSON", "description": "", "source_chunks": ["c1"]}
+    assert store.entity("A") == {"name": "A", "type": "PERSON", "description": "A in c1", "source_chunks": ["c1"]}
     assert store.entity("c1") is None
     assert store.chunk_links(["A", "X"]) == {"A": {"c1": "A in c1"}}
     assert store.chunk_entities(["c1"]) == {"c1": ["A", "B"]}

@@ -20,7 +20,9 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from .graph import CHUNK, ENTITY, MENTION, RELATION, merged_entity_view, merged_relation_view
+from .graph import (CHUNK, ENTITY, MENTION, add_entity_record, add_relation_record, complete_item,
+                    drop_entity_record, drop_relation_record)
+from .graph_records import holds_aliases, own_type, record_count
 
 PERSON = "PERSON"
 _INITIAL = re.compile(r"^[^\W\d_]\.?$")
@@ -58,12 +60,6 @@ def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
     return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
 
 
-def own_type(node: dict[str, Any]) -> str | None:
-    """The majority type of the records the node holds under its own id (aliases excluded)."""
-    types = Counter(r["type"] for r in node["sources"].values() if "raw" not in r and r["type"])
-    return min(types, key=lambda t: (-types[t], t)) if types else None
-
-
 def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
     """Re-home the short-form records whose surname is that of a ``touched`` entity id."""
     surnames = {t.split()[-1] for t in touched if t.strip()}
@@ -81,7 +77,9 @@ def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
             fulls.setdefault(surname, []).append(node_id)
     units: list[tuple[str, str, str, str]] = []  # (chunk, raw id, home now, home wanted)
     for home in holders:
-        for chunk_id, record in graph.nodes[home]["sources"].items():
+        if not may_home_short_forms(home, graph.nodes[home]):
+            continue
+        for chunk_id, record in complete_item(graph, ENTITY, home)["sources"].items():
             raw = record.get("raw", home)
             form = short_form(raw)
             if form is None or record["type"] != PERSON:
@@ -100,16 +98,21 @@ def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
     return moves
 
 
+def may_home_short_forms(node_id: str, attrs: dict[str, Any]) -> bool:
+    """Whether any of the entity's records is a person's short form (what consolidation moves):
+    it holds aliases, or it is a short form with person records. Only such an entity's records
+    are all read, so a hub ("2013", "Song") costs a write no more than the chunks it brings."""
+    return holds_aliases(attrs) or (short_form(node_id) is not None and PERSON in attrs["tally"]["types"])
+
+
 def _move(graph: nx.Graph, chunk_id: str, raw: str, src: str, dst: str, moves: AliasMoves) -> None:
     """Move one chunk's record of ``raw`` (with its mention and relations) from ``src`` to ``dst``."""
-    record = graph.nodes[src]["sources"].pop(chunk_id)
+    record = dict(drop_entity_record(graph, src, chunk_id))
     if dst == raw:
         record.pop("raw", None)
     else:
         record["raw"] = raw
-    if not graph.has_node(dst):
-        graph.add_node(dst, kind=ENTITY, sources={})
-    graph.nodes[dst]["sources"][chunk_id] = record
+    add_entity_record(graph, dst, chunk_id, record)
     description = graph.edges[src, chunk_id].get("description", "")
     graph.remove_edge(src, chunk_id)
     graph.add_edge(dst, chunk_id, kind=MENTION, description=description)
@@ -121,28 +124,16 @@ def _move(graph: nx.Graph, chunk_id: str, raw: str, src: str, dst: str, moves: A
             relations.append([s, t])
             continue
         other = t if s == src else s
-        edge = graph.edges[s, t]
-        relation = edge["sources"].pop(chunk_id)
-        if edge["sources"]:
-            edge.update(merged_relation_view(edge["sources"]))
-        else:
-            graph.remove_edge(s, t)
+        relation = drop_relation_record(graph, (s, t), chunk_id)
         key = (min(dst, other), max(dst, other))
-        if not graph.has_edge(*key):
-            graph.add_edge(*key, kind=RELATION, sources={})
-        graph.edges[key]["sources"][chunk_id] = relation
-        graph.edges[key].update(merged_relation_view(graph.edges[key]["sources"]))
+        add_relation_record(graph, key, chunk_id, relation)
         relations.append(list(key))
         moves.edges |= {(s, t), key}
         moves.entities.add(other)
     chunk["relations"] = relations
     chunk["subjects"] = sorted(dst if s == src else s for s in chunk.get("subjects", []))
-    for node_id in (src, dst):
-        node = graph.nodes[node_id]
-        if node["sources"]:
-            node.update(merged_entity_view(node["sources"]))
-        else:
-            graph.remove_node(node_id)
+    if record_count(graph.nodes[src]) == 0:
+        graph.remove_node(src)
     moves.entities |= {src, dst}
     moves.chunks.add(chunk_id)
 
@@ -150,7 +141,7 @@ def _move(graph: nx.Graph, chunk_id: str, raw: str, src: str, dst: str, moves: A
 def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
     """The surname under which alias consolidation must see this entity, if it can matter
     there: a short-form id, a holder of short forms homed at it, or a person's full name."""
-    if short_form(node_id) is not None or any("raw" in r for r in attrs.get("sources", {}).values()):
+    if short_form(node_id) is not None or holds_aliases(attrs):
         return node_id.split()[-1]
     if full_form(node_id) and own_type(attrs) == PERSON:
         return node_id.split()[-1]
@@ -167,7 +158,7 @@ def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
     """The short-form ids whose records are homed at ``node_id``."""
     if not graph.has_node(node_id) or graph.nodes[node_id].get("kind") == CHUNK:
         return []
-    return sorted({r["raw"] for r in graph.nodes[node_id]["sources"].values() if "raw" in r})
+    return sorted({r["raw"] for r in complete_item(graph, ENTITY, node_id)["sources"].values() if "raw" in r})
 
 
 def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str]) -> AliasMoves:

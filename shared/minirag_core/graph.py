@@ -2,24 +2,23 @@
 
 Nodes are entity nodes (id = normalised name) and chunk nodes (id = chunk id). Edges are
 entity-entity relations (E_alpha) and entity-chunk mentions (E_beta, carrying the entity's
-description in that chunk). Every merged attribute is kept per source chunk, so removing a
-chunk removes exactly what it contributed and the result equals a build without it.
+description in that chunk). Every merged attribute is kept per source chunk (``graph_records``),
+so removing a chunk removes exactly what it contributed and the result equals a build without it.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import networkx as nx
 
+from .graph_records import (DESCRIPTION_SEPARATOR, ENTITY, PARTIAL, RELATION, SOURCE_LOADER, add_record,
+                            complete_sources, drop_record, empty_tally, new_item, record_count)
 from .names import clean_display_name, normalize_entity_name
 from .types import Chunk, ExtractionResult
 
-ENTITY, CHUNK = "entity", "chunk"
-RELATION, MENTION = "relation", "mention"
-DESCRIPTION_SEPARATOR = " | "
+CHUNK, MENTION = "chunk", "mention"
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
 
 
@@ -28,43 +27,62 @@ def entity_name(name: str, type_: str) -> str:
     return _POSSESSIVE.sub("", name.strip()) if type_.strip().upper() == "PERSON" else name
 
 
-def merged_entity_view(sources: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """Derive an entity's display name, type and description from its per-chunk records
-    (the name as the records under the node's own id give it, not an alias homed there)."""
-    ordered = [sources[c] for c in sorted(sources)]
-    names = Counter(s["name"] for s in ordered if "raw" not in s) or Counter(s["name"] for s in ordered)
-    types = Counter(s["type"] for s in ordered if s["type"])
-    descriptions = list(dict.fromkeys(s["description"] for s in ordered if s["description"]))
-    return {
-        "name": min(names, key=lambda n: (-names[n], n)),
-        "type": min(types, key=lambda t: (-types[t], t)) if types else "UNKNOWN",
-        "description": DESCRIPTION_SEPARATOR.join(descriptions),
-        "source_chunks": sorted(sources),
-    }
+def item_loader(graph: nx.Graph, kind: str, key: Any) -> Callable[[], None] | None:
+    """What completes a partial item of ``graph`` (its store's ``source_loader``), if any."""
+    load = graph.graph.get(SOURCE_LOADER)
+    if load is None:
+        return None
+    attrs = graph.nodes[key] if kind == ENTITY else graph.edges[key]
+    return lambda: complete_sources(attrs, load(kind, key))
 
 
-def merged_relation_view(sources: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Derive an edge's weight (sum over mentions), description and keywords."""
-    ordered = [sources[c] for c in sorted(sources)]
-    keywords = sorted({k.strip() for s in ordered for k in s["keywords"].split(",") if k.strip()})
-    return {
-        "weight": float(sum(s["weight"] for s in ordered)),
-        "description": DESCRIPTION_SEPARATOR.join(dict.fromkeys(s["description"] for s in ordered if s["description"])),
-        "keywords": ", ".join(keywords),
-        "source_chunks": sorted(sources),
-    }
+def complete_item(graph: nx.Graph, kind: str, key: Any) -> dict[str, Any]:
+    """An entity's or relation's attributes with every record loaded."""
+    attrs = graph.nodes[key] if kind == ENTITY else graph.edges[key]
+    if PARTIAL in attrs:
+        loader = item_loader(graph, kind, key)
+        if loader is None:
+            raise RuntimeError(f"{key!r} holds only some of its records and its graph has no loader")
+        loader()
+    return attrs
 
 
-MERGED_FIELDS = {ENTITY: ("name", "type", "description", "source_chunks"),
-                 RELATION: ("weight", "description", "keywords", "source_chunks")}
+def add_entity_record(graph: nx.Graph, node_id: str, chunk_id: str, record: dict[str, Any]) -> None:
+    if not graph.has_node(node_id):
+        graph.add_node(node_id, **new_item(ENTITY))
+    add_record(graph.nodes[node_id], chunk_id, record, item_loader(graph, ENTITY, node_id))
+
+
+def drop_entity_record(graph: nx.Graph, node_id: str, chunk_id: str) -> dict[str, Any]:
+    return drop_record(graph.nodes[node_id], chunk_id, item_loader(graph, ENTITY, node_id))
+
+
+def add_relation_record(graph: nx.Graph, edge: tuple[str, str], chunk_id: str, record: dict[str, Any]) -> None:
+    if not graph.has_edge(*edge):
+        graph.add_edge(*edge, **new_item(RELATION))
+    add_record(graph.edges[edge], chunk_id, record, item_loader(graph, RELATION, edge))
+
+
+def drop_relation_record(graph: nx.Graph, edge: tuple[str, str], chunk_id: str) -> dict[str, Any]:
+    """Remove one chunk's record of a relation; the edge goes with its last record."""
+    record = drop_record(graph.edges[edge], chunk_id, item_loader(graph, RELATION, edge))
+    if record_count(graph.edges[edge]) == 0:
+        graph.remove_edge(*edge)
+    return record
 
 
 def add_sources(attrs: dict[str, Any], sources: dict[str, dict[str, Any]]) -> None:
-    """Add per-chunk records to an entity's or relation's ``sources`` and derive its merged
-    attributes again (what ``add_chunk`` does, for a log replaying only the new records)."""
-    attrs.setdefault("sources", {}).update(sources)
-    merge = merged_entity_view if attrs.get("kind") == ENTITY else merged_relation_view
-    attrs.update(merge(attrs["sources"]))
+    """Add per-chunk records to a complete entity or relation (what ``add_chunk`` does, for a
+    log replaying only the new records)."""
+    attrs.setdefault("sources", {})
+    attrs.setdefault("tally", empty_tally(attrs["kind"]))
+    for chunk_id in sorted(sources):
+        add_record(attrs, chunk_id, sources[chunk_id])
+
+
+#: the attributes derived from an item's records
+MERGED_FIELDS = {ENTITY: ("name", "type", "description", "tally"),
+                 RELATION: ("weight", "description", "keywords", "tally")}
 
 
 def extraction_ids(extraction: ExtractionResult) -> tuple[set[str], set[tuple[str, str]]]:
@@ -113,18 +131,10 @@ def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> No
                                      if record["description"] else relation.description)
         record["keywords"] = ", ".join(filter(None, [record["keywords"], relation.keywords]))
     for node_id, record in per_entity.items():
-        if not graph.has_node(node_id):
-            graph.add_node(node_id, kind=ENTITY, sources={})
-        node = graph.nodes[node_id]
-        node["sources"][chunk.id] = record
-        node.update(merged_entity_view(node["sources"]))
+        add_entity_record(graph, node_id, chunk.id, record)
         graph.add_edge(node_id, chunk.id, kind=MENTION, description=record["description"])
     for (source, target), record in per_relation.items():
-        if not graph.has_edge(source, target):
-            graph.add_edge(source, target, kind=RELATION, sources={})
-        edge = graph.edges[source, target]
-        edge["sources"][chunk.id] = record
-        edge.update(merged_relation_view(edge["sources"]))
+        add_relation_record(graph, (source, target), chunk.id, record)
         graph.nodes[chunk.id]["relations"].append([source, target])
     subjects = dict.fromkeys(ids.get(n, n) for n in map(normalize_entity_name, extraction.subject_entities))
     graph.nodes[chunk.id]["subjects"] = sorted(s for s in subjects if s and graph.has_edge(s, chunk.id))
@@ -142,24 +152,16 @@ def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], 
         if not graph.has_node(chunk_id):
             continue
         for source, target in graph.nodes[chunk_id].get("relations", []):
-            if not graph.has_edge(source, target):
-                continue
-            edge = graph.edges[source, target]
-            edge["sources"].pop(chunk_id, None)
-            touched_edges.add((source, target))
-            if edge["sources"]:
-                edge.update(merged_relation_view(edge["sources"]))
-            else:
-                graph.remove_edge(source, target)
+            if graph.has_edge(source, target) and chunk_id in graph.edges[source, target]["sources"]:
+                drop_relation_record(graph, (source, target), chunk_id)
+                touched_edges.add((source, target))
         for entity_id in [n for n in graph.neighbors(chunk_id) if graph.nodes[n].get("kind") == ENTITY]:
-            node = graph.nodes[entity_id]
-            node["sources"].pop(chunk_id, None)
+            if chunk_id in graph.nodes[entity_id]["sources"]:
+                drop_entity_record(graph, entity_id, chunk_id)
             touched_entities.add(entity_id)
-            if node["sources"]:
-                node.update(merged_entity_view(node["sources"]))
         graph.remove_node(chunk_id)
     for entity_id in touched_entities:
-        if graph.has_node(entity_id) and not graph.nodes[entity_id]["sources"]:
+        if graph.has_node(entity_id) and record_count(graph.nodes[entity_id]) == 0:
             for neighbour in list(graph.neighbors(entity_id)):
                 touched_edges.add((min(entity_id, neighbour), max(entity_id, neighbour)))
             graph.remove_node(entity_id)

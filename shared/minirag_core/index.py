@@ -291,7 +291,7 @@ class MiniRAGIndex:
 
     def delete(self, doc_ids: str | Sequence[str]) -> list[str]:
         """Remove documents and everything only they contributed; returns the ids removed."""
-        ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
+        ids = [doc_ids] if isinstance(doc_ids, str) else list(dict.fromkeys(doc_ids))  # an id named twice: once
         with self._writing(), self._rw.write():
             registry = self.registry
             removed = [d for d in ids if d in registry]

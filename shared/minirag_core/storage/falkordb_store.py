@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlparse
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
+from ..graph_records import ensure_tally
 from .base import Change, change_items, rank_type_pool
 
 SCHEME = "falkordb"
@@ -62,7 +63,7 @@ def _decode(props: dict[str, Any], kind: str) -> dict[str, Any]:
             attrs[key[:-5]] = json.loads(value)
         elif key not in ("id", "subject"):
             attrs[key] = value
-    return attrs
+    return ensure_tally(attrs)
 
 
 class FalkorDBGraphStore:
@@ -247,13 +248,13 @@ class FalkorDBGraphStore:
 
     # -- GraphView ----------------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:
-        rows = self._q("MATCH (e:Entity {id: $id}) RETURN e.name, e.type, e.description, e.source_chunks",
-                       id=entity_id)
+        rows = self._q("MATCH (e:Entity {id: $id}) OPTIONAL MATCH (e)-[:MENTION]->(c:Chunk) "
+                       "RETURN e.name, e.type, e.description, collect(c.id)", id=entity_id)
         if not rows:
             return None
         name, type_, description, source_chunks = rows[0]
         return {"name": name, "type": type_, "description": description or "",
-                "source_chunks": list(source_chunks or [])}
+                "source_chunks": sorted(source_chunks or [])}
 
     def entity_subgraph(self, seeds: Iterable[str], hops: int, max_nodes: int,
                         max_neighbors: int | None = None) -> nx.Graph:

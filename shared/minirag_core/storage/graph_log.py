@@ -18,6 +18,7 @@ from typing import Any
 import networkx as nx
 
 from ..graph import MERGED_FIELDS, add_sources
+from ..graph_records import ensure_tally
 from .base import Change
 from .graph_snapshot import read_snapshot, share_strings, write_snapshot
 
@@ -40,9 +41,11 @@ def _logged(attrs: dict[str, Any] | None, added: set[str] | None) -> Any:
 def _restore(current: dict[str, Any] | None, logged: dict[str, Any]) -> dict[str, Any]:
     """Attributes after applying a logged record (whole, or a ``sources`` delta)."""
     if "__sources_added__" not in logged:
-        return logged
+        return ensure_tally(logged)
     attrs = {k: v for k, v in logged.items() if k != "__sources_added__"}
     attrs["sources"] = dict((current or {}).get("sources", {}))
+    if current is not None and "tally" in ensure_tally(current):
+        attrs["tally"] = current["tally"]
     add_sources(attrs, logged["__sources_added__"])
     return attrs
 
@@ -124,6 +127,10 @@ class GraphFiles:
         snapshot = self._stamp(self.path)
         if graph is None or snapshot != self._snapshot_stamp:
             graph, self.seq = read_snapshot(self.path)
+            for _, attrs in graph.nodes(data=True):  # a snapshot written before tallies existed
+                ensure_tally(attrs)
+            for _, _, attrs in graph.edges(data=True):
+                ensure_tally(attrs)
             self.log_offset, self._snapshot_stamp = 0, snapshot
         self._replay(graph)
         return graph

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from ..graph_records import SOURCE_LOADER
 from .base import GraphStore, atomic_write_json, read_json
 from .networkx_store import NetworkXGraphStore
 
@@ -27,6 +28,7 @@ def whole_graph(store: GraphStore) -> nx.Graph:
     if getattr(store, "holds_whole_graph", False):
         return store.working_graph()
     graph = store.working_graph(store.chunk_ids(), store.entity_ids(), sorted(store.relation_keywords()))
+    graph.graph.pop(SOURCE_LOADER, None)  # every chunk is loaded, so every item holds all its records
     graph.graph["documents"] = store.documents()
     return graph
 

@@ -88,7 +88,7 @@ class NetworkXGraphStore:
             if not self.graph.has_node(entity_id) or self.graph.nodes[entity_id].get("kind") != ENTITY:
                 return None
             node = self.graph.nodes[entity_id]
-            return {k: node[k] for k in ("name", "type", "description", "source_chunks")}
+            return {**{k: node[k] for k in ("name", "type", "description")}, "source_chunks": sorted(node["sources"])}
 
     def _strongest_relations(self, node: str) -> list[str]:
         """A node's relation neighbours, strongest first (cached until the next write)."""

@@ -1,11 +1,13 @@
 """The graph in one SQLite file: the embedded ``GraphStore`` for corpora larger than memory.
 
-Tables: ``nodes`` (entities and chunks: id, kind, name, type, attributes as JSON, and for the
-entities alias consolidation reads, their surname), ``mentions`` (entity-chunk edges:
-description, ``subject`` for the chunks about the entity), ``relations`` (entity-entity edges
-stored from the smaller id to the larger: weight, keywords, description, per-chunk records),
-``documents`` (the registry) and ``meta`` (``seq`` counts writes, how another process's writes
-are noticed).
+Tables: ``nodes`` (entities and chunks: id, kind, name, type, attributes as JSON, among them an
+entity's tally, and for the entities alias consolidation reads, their surname), ``mentions``
+(entity-chunk edges: description, ``subject`` for the chunks about the entity, and the entity's
+record for that chunk), ``relations`` (entity-entity edges stored from the smaller id to the
+larger: weight, keywords, description, tally), ``relation_sources`` (a relation's record per
+chunk), ``documents`` (the registry) and ``meta`` (``seq`` counts writes, how another process's
+writes are noticed). Records live in rows of their own (``sqlite_records``), so an entity seen in
+thousands of chunks is one short row, and a write reads and writes the records of its chunks only.
 
 Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
 (``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version; every other
@@ -26,10 +28,12 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
 
-from ..aliases import alias_surname, homed_short_forms
-from ..graph import CHUNK, ENTITY, MENTION, RELATION
+from ..aliases import alias_surname, homed_short_forms, may_home_short_forms
+from ..graph import CHUNK, ENTITY, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
+from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, WorkingGraphReader, complete_entities, ids_param,
+                             mention_row, stored_json, write_records)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
@@ -37,23 +41,26 @@ CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name 
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes (kind, id);
 CREATE INDEX IF NOT EXISTS nodes_surname ON nodes (surname) WHERE surname IS NOT NULL;
 CREATE TABLE IF NOT EXISTS mentions (entity TEXT NOT NULL, chunk TEXT NOT NULL, subject INTEGER NOT NULL,
-                                     description TEXT NOT NULL, PRIMARY KEY (entity, chunk)) WITHOUT ROWID;
+                                     description TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, raw TEXT,
+                                     PRIMARY KEY (entity, chunk)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS mentions_chunk ON mentions (chunk, entity);
 CREATE TABLE IF NOT EXISTS relations (u TEXT NOT NULL, v TEXT NOT NULL, weight REAL NOT NULL,
                                       keywords TEXT NOT NULL, description TEXT NOT NULL, attrs TEXT NOT NULL,
                                       PRIMARY KEY (u, v)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relations_v ON relations (v, u);
+CREATE TABLE IF NOT EXISTS relation_sources (u TEXT NOT NULL, v TEXT NOT NULL, chunk TEXT NOT NULL,
+                                             weight REAL NOT NULL, keywords TEXT NOT NULL,
+                                             description TEXT NOT NULL, PRIMARY KEY (u, v, chunk)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relation_sources_chunk ON relation_sources (chunk);
 CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 """
-#: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
-_IDS = "(SELECT value FROM json_each(?))"
-_PAIRS = "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))"
-_RELATION_COLUMNS = ("weight", "keywords", "description")
+#: the layout above; 1 kept every per-chunk record inside its entity's or relation's JSON
+FORMAT_VERSION = 2
+_IDS, _PAIRS, _RELATION_COLUMNS = IDS, PAIRS, RELATION_COLUMNS
 
 
-def _ids(values: Iterable[Any]) -> str:
-    return json.dumps(list(values), ensure_ascii=False)
+_ids = ids_param
 
 
 class _RelationKeywords(Mapping):
@@ -102,7 +109,9 @@ class SQLiteGraphStore:
         if self.path is not None:
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self._check_format()
         self.db.executescript(_SCHEMA)
+        self.db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
         self._work = nx.Graph()
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
@@ -111,6 +120,16 @@ class SQLiteGraphStore:
 
     def __repr__(self) -> str:
         return f"SQLiteGraphStore({str(self.path) if self.path else ':memory:'})"
+
+    def _check_format(self) -> None:
+        """Refuse a file in an earlier layout (its records would be read as missing)."""
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        has_nodes = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
+        if has_nodes and version < FORMAT_VERSION:
+            self.db.close()
+            raise ValueError(f"{self.path} holds a graph in an earlier layout (format {version or 1}, this version "
+                             f"reads {FORMAT_VERSION}); rebuild the index into a new workdir (the extraction "
+                             "cache of the old one can be copied along, so nothing is extracted again)")
 
     def _rows(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
         with self.lock:
@@ -152,48 +171,21 @@ class SQLiteGraphStore:
                       edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
         """The given chunks (with their mentions, entities and listed relations), entities and
         relation edges, plus every entity sharing a surname with one of them that alias
-        consolidation reads, and the chunks of the short forms those hold."""
+        consolidation reads (with all their records), and the chunks of the short forms those
+        hold. Other entities and relations hold only the records of the loaded chunks."""
         with self.lock:
-            g = nx.Graph()
-            pending: list[tuple[str, str, dict[str, Any]]] = []
-            entities = set(entity_ids) | self._load_chunks(g, set(chunk_ids), edges, pending)
-            self._load_entities(g, entities)
+            reader = WorkingGraphReader(self._rows)
+            entities = set(entity_ids) | reader.load_chunks(chunk_ids, edges)
+            reader.load_entities(entities)
             surnames = {e.split()[-1] for e in entities if e.strip()}
             holders = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE surname IN {_IDS}", _ids(surnames))}
-            self._load_entities(g, holders)
+            reader.load_entities(holders)
+            g = reader.graph
+            complete_entities(g, [h for h in holders if g.has_node(h) and may_home_short_forms(h, g.nodes[h])])
             alias_chunks = {c for h in holders if g.has_node(h) for c in homed_short_forms(g.nodes[h], h)}
-            self._load_entities(g, self._load_chunks(g, alias_chunks - set(g.nodes), (), pending))
-            g.add_edges_from(pending)
-            self._work = g
-            return g
-
-    def _load_chunks(self, g: nx.Graph, chunk_ids: set[str], edges: Iterable[tuple[str, str]],
-                     pending: list[tuple[str, str, dict[str, Any]]]) -> set[str]:
-        """Add chunk nodes to ``g``; queue their mentions and relations (with ``edges``) in
-        ``pending``; return the entity ids those reach."""
-        pairs = {(min(u, v), max(u, v)) for u, v in edges}
-        for chunk_id, attrs in self._rows(f"SELECT id, attrs FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}",
-                                          _ids(sorted(chunk_ids))):
-            g.add_node(chunk_id, kind=CHUNK, **json.loads(attrs))
-            pairs.update((min(u, v), max(u, v)) for u, v in g.nodes[chunk_id].get("relations", []))
-        entities: set[str] = set()
-        for entity, chunk, description in self._rows(
-                f"SELECT entity, chunk, description FROM mentions WHERE chunk IN {_IDS}", _ids(sorted(chunk_ids))):
-            entities.add(entity)
-            pending.append((entity, chunk, {"kind": MENTION, "description": description}))
-        for u, v, weight, keywords, description, attrs in self._rows(
-                f"SELECT u, v, weight, keywords, description, attrs FROM relations WHERE (u, v) IN {_PAIRS}",
-                _ids([list(p) for p in sorted(pairs)])):
-            entities.update((u, v))
-            pending.append((u, v, {"kind": RELATION, "weight": weight, "keywords": keywords,
-                                   "description": description, **json.loads(attrs)}))
-        return entities
-
-    def _load_entities(self, g: nx.Graph, entity_ids: set[str]) -> None:
-        wanted = sorted(e for e in entity_ids if not g.has_node(e))
-        for entity_id, attrs in self._rows(f"SELECT id, attrs FROM nodes WHERE kind = 'entity' AND id IN {_IDS}",
-                                           _ids(wanted)):
-            g.add_node(entity_id, kind=ENTITY, **json.loads(attrs))
+            reader.load_entities(reader.load_chunks(alias_chunks))
+            self._work = reader.finish()
+            return self._work
 
     def save(self, change: Change | None = None) -> None:
         """Write what ``change`` names from the last working graph (without one: all of it) in
@@ -205,6 +197,7 @@ class SQLiteGraphStore:
             try:
                 self._write_nodes(g, nodes)
                 self._write_edges(g, sorted(pairs))
+                write_records(self.db, g, nodes, sorted(pairs))
                 self._write_documents(docs)
                 self.db.execute("INSERT INTO meta (key, value) VALUES ('seq', 1) "
                                 "ON CONFLICT (key) DO UPDATE SET value = value + 1")
@@ -224,7 +217,7 @@ class SQLiteGraphStore:
                 continue
             attrs = g.nodes[n]
             kind = attrs.get("kind")
-            body = json.dumps({k: v for k, v in attrs.items() if k != "kind"}, ensure_ascii=False, sort_keys=True)
+            body = stored_json(attrs)
             if kind == ENTITY:
                 rows.append((n, kind, attrs.get("name"), attrs.get("type"), alias_surname(n, attrs), body))
             else:
@@ -235,6 +228,8 @@ class SQLiteGraphStore:
         if gone:  # a removed node takes its edges with it
             self.db.executemany("DELETE FROM nodes WHERE id = ?", gone)
             self.db.executemany("DELETE FROM mentions WHERE entity = ?1 OR chunk = ?1", gone)
+            self.db.executemany("DELETE FROM relation_sources WHERE (u, v) IN "
+                                "(SELECT u, v FROM relations WHERE u = ?1 OR v = ?1)", gone)
             self.db.executemany("DELETE FROM relations WHERE u = ?1 OR v = ?1", gone)
 
     def _write_edges(self, g: nx.Graph, pairs: list[tuple[str, str]]) -> None:
@@ -245,20 +240,19 @@ class SQLiteGraphStore:
                 continue
             attrs = g.edges[u, v]
             if attrs.get("kind") == RELATION:
-                rest = {k: val for k, val in attrs.items() if k not in ("kind", *_RELATION_COLUMNS)}
                 relations.append((u, v, float(attrs["weight"]), attrs.get("keywords", ""),
-                                  attrs.get("description", ""), json.dumps(rest, ensure_ascii=False, sort_keys=True)))
+                                  attrs.get("description", ""), stored_json(attrs, _RELATION_COLUMNS)))
             else:
                 entity, chunk = (u, v) if g.nodes[v].get("kind") == CHUNK else (v, u)
-                subject = int(entity in g.nodes[chunk].get("subjects", ()))
-                mentions.append((entity, chunk, subject, attrs.get("description", "")))
+                mentions.append(mention_row(g, entity, chunk, attrs.get("description", "")))
+        self.db.executemany("DELETE FROM relation_sources WHERE u = ? AND v = ?", gone)
         self.db.executemany("DELETE FROM relations WHERE u = ? AND v = ?", gone)
         self.db.executemany("DELETE FROM mentions WHERE (entity = ?1 AND chunk = ?2) OR (entity = ?2 AND chunk = ?1)",
                             gone)
         self.db.executemany("INSERT OR REPLACE INTO relations (u, v, weight, keywords, description, attrs) "
                             "VALUES (?, ?, ?, ?, ?, ?)", relations)
-        self.db.executemany("INSERT OR REPLACE INTO mentions (entity, chunk, subject, description) "
-                            "VALUES (?, ?, ?, ?)", mentions)
+        self.db.executemany("INSERT OR REPLACE INTO mentions (entity, chunk, subject, description, name, type, raw) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", mentions)
 
     def _write_documents(self, docs: list[str]) -> None:
         self.db.executemany("INSERT OR REPLACE INTO documents (id, record) VALUES (?, ?)",
@@ -268,14 +262,13 @@ class SQLiteGraphStore:
 
     # -- GraphView ----------------------------------------------------------------------------
     def entity(self, entity_id: str) -> dict[str, Any] | None:
-        rows = self._rows("SELECT name, type, json_extract(attrs, '$.description'), "
-                          "json_extract(attrs, '$.source_chunks') FROM nodes WHERE id = ? AND kind = 'entity'",
-                          entity_id)
+        rows = self._rows("SELECT name, type, json_extract(attrs, '$.description') FROM nodes "
+                          "WHERE id = ? AND kind = 'entity'", entity_id)
         if not rows:
             return None
-        name, type_, description, source_chunks = rows[0]
-        return {"name": name, "type": type_, "description": description or "",
-                "source_chunks": json.loads(source_chunks) if source_chunks else []}
+        name, type_, description = rows[0]
+        chunks = [c for (c,) in self._rows("SELECT chunk FROM mentions WHERE entity = ? ORDER BY chunk", entity_id)]
+        return {"name": name, "type": type_, "description": description or "", "source_chunks": chunks}
 
     def relation_arrays(self) -> RelationArrays:
         """Every relation edge as arrays (numbers and weights only), built once per graph version."""

@@ -1,0 +1,157 @@
+"""The SQLite store's per-chunk records: reading a working graph out of the tables and writing
+a change back into them.
+
+An entity's record for a chunk lives in that chunk's ``mentions`` row (name, type, ``raw`` for a
+short form homed elsewhere; the description is the mention's), a relation's in a
+``relation_sources`` row. A working graph holds the records of the chunks it loads, so its
+entities and relations are *partial*: their tallies (stored in the node or relation row) cover
+every record, and ``sqlite_stored_records`` reads the rest when a removal needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Callable, Iterable
+
+import networkx as nx
+
+from ..graph import CHUNK, ENTITY, MENTION, RELATION
+from ..graph_records import PARTIAL, SOURCE_LOADER, complete_sources, record_count
+
+#: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
+IDS = "(SELECT value FROM json_each(?))"
+PAIRS = "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))"
+RELATION_COLUMNS = ("weight", "keywords", "description")
+#: attributes a row's JSON never holds: the records have rows of their own
+_NOT_STORED = ("kind", "sources", PARTIAL)
+
+Rows = Callable[..., list[tuple[Any, ...]]]
+
+
+def ids_param(values: Iterable[Any]) -> str:
+    return json.dumps(list(values), ensure_ascii=False)
+
+
+def stored_json(attrs: dict[str, Any], exclude: Iterable[str] = ()) -> str:
+    skip = {*_NOT_STORED, *exclude}
+    return json.dumps({k: v for k, v in attrs.items() if k not in skip}, ensure_ascii=False, sort_keys=True)
+
+
+def _entity_record(name: str, type_: str, raw: str | None, description: str) -> dict[str, Any]:
+    record = {"name": name, "type": type_, "description": description}
+    if raw is not None:
+        record["raw"] = raw
+    return record
+
+
+def stored_records(rows: Rows, kind: str, key: Any) -> dict[str, dict[str, Any]]:
+    """Every stored record of an entity (``key``: its id) or relation (``key``: ``(u, v)``)."""
+    if kind == ENTITY:
+        return {c: _entity_record(n, t, r, d) for c, n, t, r, d in rows(
+            "SELECT chunk, name, type, raw, description FROM mentions WHERE entity = ?", key)}
+    return {c: {"weight": w, "keywords": k, "description": d} for c, w, k, d in rows(
+        "SELECT chunk, weight, keywords, description FROM relation_sources WHERE u = ? AND v = ?", *key)}
+
+
+class WorkingGraphReader:
+    """Builds one working graph: chunks with their mentions and relations, entities, and the
+    records of the loaded chunks (``finish`` puts them together)."""
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+        self.graph = nx.Graph()
+        self.graph.graph[SOURCE_LOADER] = lambda kind, key: stored_records(rows, kind, key)
+        self._entity_records: dict[str, dict[str, dict[str, Any]]] = {}
+        self._relations: dict[tuple[str, str], dict[str, Any]] = {}
+        self._mentions: list[tuple[str, str, dict[str, Any]]] = []
+
+    def load_chunks(self, chunk_ids: Iterable[str], edges: Iterable[tuple[str, str]] = ()) -> set[str]:
+        """Add chunk nodes with their mentions and records, their relations and ``edges``;
+        return the entity ids those reach."""
+        g = self.graph
+        wanted = ids_param(sorted(c for c in set(chunk_ids) if c not in g))
+        pairs = {(min(u, v), max(u, v)) for u, v in edges}
+        for chunk_id, attrs in self.rows(f"SELECT id, attrs FROM nodes WHERE kind = 'chunk' AND id IN {IDS}", wanted):
+            g.add_node(chunk_id, kind=CHUNK, **json.loads(attrs))
+            pairs.update((min(u, v), max(u, v)) for u, v in g.nodes[chunk_id].get("relations", []))
+        entities: set[str] = set()
+        for entity, chunk, description, name, type_, raw in self.rows(
+                f"SELECT entity, chunk, description, name, type, raw FROM mentions WHERE chunk IN {IDS}", wanted):
+            entities.add(entity)
+            self._mentions.append((entity, chunk, {"kind": MENTION, "description": description}))
+            self._entity_records.setdefault(entity, {})[chunk] = _entity_record(name, type_, raw, description)
+        new_pairs = sorted(pairs - self._relations.keys())
+        for u, v, weight, keywords, description, attrs in self.rows(
+                f"SELECT u, v, weight, keywords, description, attrs FROM relations WHERE (u, v) IN {PAIRS}",
+                ids_param([list(p) for p in new_pairs])):
+            entities.update((u, v))
+            self._relations[u, v] = {"kind": RELATION, "weight": weight, "keywords": keywords,
+                                     "description": description, **json.loads(attrs), "sources": {}, PARTIAL: []}
+        for u, v, chunk, weight, keywords, description in self.rows(
+                f"SELECT u, v, chunk, weight, keywords, description FROM relation_sources WHERE chunk IN {IDS}",
+                wanted):
+            if (u, v) in self._relations:
+                self._relations[u, v]["sources"][chunk] = {"weight": weight, "keywords": keywords,
+                                                           "description": description}
+        return entities
+
+    def load_entities(self, entity_ids: Iterable[str]) -> None:
+        g = self.graph
+        wanted = sorted(e for e in set(entity_ids) if e not in g)
+        for entity_id, attrs in self.rows(f"SELECT id, attrs FROM nodes WHERE kind = 'entity' AND id IN {IDS}",
+                                          ids_param(wanted)):
+            g.add_node(entity_id, kind=ENTITY, **json.loads(attrs), sources={}, **{PARTIAL: []})
+
+    def finish(self) -> nx.Graph:
+        """The working graph: the loaded records in their items, and the edges."""
+        g = self.graph
+        for entity, records in self._entity_records.items():
+            if g.has_node(entity):
+                sources = g.nodes[entity]["sources"]
+                for chunk, record in records.items():
+                    sources.setdefault(chunk, record)
+        g.add_edges_from(self._mentions)
+        g.add_edges_from((u, v, attrs) for (u, v), attrs in self._relations.items())
+        items = [a for _, a in g.nodes(data=True) if PARTIAL in a] + [a for _, _, a in g.edges(data=True) if PARTIAL in a]
+        for attrs in items:
+            if len(attrs["sources"]) >= record_count(attrs):  # it holds every record after all
+                del attrs[PARTIAL]
+        return g
+
+
+def complete_entities(g: nx.Graph, entity_ids: Iterable[str]) -> None:
+    """Read every record of the given (loaded) entities, as alias consolidation needs."""
+    load = g.graph[SOURCE_LOADER]
+    for entity_id in entity_ids:
+        if g.has_node(entity_id):
+            complete_sources(g.nodes[entity_id], load(ENTITY, entity_id))
+
+
+def write_records(db: sqlite3.Connection, g: nx.Graph, nodes: list[str], pairs: list[tuple[str, str]]) -> None:
+    """Write the relation records of the change's chunks (``nodes`` that are or were chunks) on
+    its relation edges; mention rows carry the entity records and are written with the edges."""
+    chunks = [n for n in nodes if not g.has_node(n) or g.nodes[n].get("kind") == CHUNK]
+    if not chunks:
+        return
+    relation_pairs = [(u, v) for u, v in pairs if g.has_edge(u, v) and g.edges[u, v].get("kind") == RELATION]
+    db.execute(f"DELETE FROM relation_sources WHERE chunk IN {IDS} AND (u, v) IN {PAIRS}",
+               (ids_param(chunks), ids_param([list(p) for p in pairs])))
+    db.executemany("DELETE FROM relation_sources WHERE chunk = ?", [(n,) for n in chunks if not g.has_node(n)])
+    wanted = set(chunks)
+    rows = []
+    for u, v in relation_pairs:
+        sources = g.edges[u, v]["sources"]
+        for chunk in (wanted & sources.keys()):
+            record = sources[chunk]
+            rows.append((u, v, chunk, float(record["weight"]), record.get("keywords", ""),
+                         record.get("description", "")))
+    db.executemany("INSERT OR REPLACE INTO relation_sources (u, v, chunk, weight, keywords, description) "
+                   "VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+
+def mention_row(g: nx.Graph, entity: str, chunk: str, description: str) -> tuple[Any, ...]:
+    """A mention row with the entity's record for that chunk."""
+    record = g.nodes[entity]["sources"][chunk]
+    subject = int(entity in g.nodes[chunk].get("subjects", ()))
+    return entity, chunk, subject, description, record["name"], record.get("type", ""), record.get("raw")
