@@ -124,3 +124,28 @@ def test_a_chunk_naming_both_forms_keeps_its_own_split(tmp_path, embedder, backe
     """Whether a chunk's own mentions are one person is the extractor's call, not the graph's."""
     g = whole_graph(_index(tmp_path / "wd", embedder, [_doc("a", "[Smith] and [John Smith] spoke.")], backend).graph_store)
     assert g.has_node("SMITH") and g.has_edge("SMITH", "JOHN SMITH")
+
+
+def test_one_document_at_a_time_in_any_order_equals_a_one_shot_build(tmp_path, embedder, backend):
+    """A write homes all the short forms of a surname only when it touches a full name of that
+    surname, else only its own records: the graph is still the one-shot build's."""
+    docs = [_doc("a", "[Henrietta Vasquez] opened the archive in {Harwick}."),
+            _doc("b", "[Vasquez] read the notes in {Dunmore}."),
+            _doc("c", "[H. Vasquez] and [Marta Lind] met in {Harwick}."),
+            _doc("d", "[Lind] left {Dunmore}."),
+            _doc("e", "[Vasquez] wrote to [Lind] from {Dunmore}."),
+            _doc("f", "[Marta Lind] returned to {Harwick}.")]
+    second_full_name = _doc("g", "[Hector Vasquez] sailed from {Dunmore}.")
+    whole = _graph_state(_index(tmp_path / "whole", embedder, docs, backend))
+    orders = [docs, docs[::-1], [docs[i] for i in (1, 4, 0, 3, 5, 2)]]
+    for k, order in enumerate(orders):
+        index = MiniRAGIndex(tmp_path / f"one-{k}", embedder=embedder, extractor=BracketExtractor(),
+                             graph_backend=backend)
+        for doc in order:
+            index.insert([doc])
+        assert _graph_state(index) == whole, k
+    assert whole_graph(index.graph_store).has_edge("DUNMORE", "HENRIETTA VASQUEZ")  # b and e homed
+    index.insert([second_full_name])  # now "Vasquez" is ambiguous: every short form goes back
+    assert _graph_state(index) == _graph_state(_index(tmp_path / "all", embedder, [*docs, second_full_name], backend))
+    index.delete("g")
+    assert _graph_state(index) == whole

@@ -60,9 +60,21 @@ def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
     return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
 
 
-def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
-    """Re-home the short-form records whose surname is that of a ``touched`` entity id."""
+def reconsidered_surnames(touched: Iterable[str]) -> set[str]:
+    """The surnames whose every short form a write must home again: those of the full names it
+    touched (a record of a full name added or removed can change which full names there are, or
+    their type). Under any other surname a short form's home stays, so only the write's new
+    records need one."""
+    return {s for s in map(full_form, touched) if s}
+
+
+def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[str] = ()) -> AliasMoves:
+    """Re-home the short-form records whose surname is that of a ``touched`` entity id: all of
+    them under a reconsidered surname, else those of ``new_chunks`` (the write's added chunks)."""
+    touched = list(touched)
     surnames = {t.split()[-1] for t in touched if t.strip()}
+    everything = reconsidered_surnames(touched)
+    new = set(new_chunks)
     moves = AliasMoves()
     if not surnames:
         return moves
@@ -79,7 +91,11 @@ def consolidate(graph: nx.Graph, touched: Iterable[str]) -> AliasMoves:
     for home in holders:
         if not may_home_short_forms(home, graph.nodes[home]):
             continue
-        for chunk_id, record in complete_item(graph, ENTITY, home)["sources"].items():
+        if home.split()[-1] in everything:
+            records = complete_item(graph, ENTITY, home)["sources"].items()
+        else:
+            records = [(c, r) for c, r in graph.nodes[home]["sources"].items() if c in new]
+        for chunk_id, record in records:
             raw = record.get("raw", home)
             form = short_form(raw)
             if form is None or record["type"] != PERSON:
@@ -161,11 +177,12 @@ def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
     return sorted({r["raw"] for r in complete_item(graph, ENTITY, node_id)["sources"].values() if "raw" in r})
 
 
-def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str]) -> AliasMoves:
+def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str],
+                          new_chunks: Iterable[str] = ()) -> AliasMoves:
     """:func:`consolidate` where ``graph`` holds every entity it reads: the networkx store's
     whole graph, or the SQLite store's working graph (which loads the entities of each touched
     surname); a FalkorDB working graph holds only what a write touches, so there aliases stay
     apart."""
     if not (getattr(store, "holds_whole_graph", False) or getattr(store, "loads_alias_neighbourhood", False)):
         return AliasMoves()
-    return consolidate(graph, entity_ids)
+    return consolidate(graph, entity_ids, new_chunks)

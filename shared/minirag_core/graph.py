@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
-from .graph_records import (DESCRIPTION_SEPARATOR, ENTITY, PARTIAL, RELATION, SOURCE_LOADER, add_record,
+from .graph_records import (DESCRIPTION_SEPARATOR, ENTITY, ITEM_LOADER, PARTIAL, RELATION, SOURCE_LOADER, add_record,
                             complete_sources, drop_record, empty_tally, new_item, record_count)
 from .names import clean_display_name, normalize_entity_name
 from .types import Chunk, ExtractionResult
@@ -47,9 +47,17 @@ def complete_item(graph: nx.Graph, kind: str, key: Any) -> dict[str, Any]:
     return attrs
 
 
+def _stored_or_new(graph: nx.Graph, kind: str, key: Any) -> dict[str, Any]:
+    """An item the working graph lacks: as its store holds it (a record may join an entity or
+    relation the write did not load, as when alias consolidation re-homes one), else new."""
+    load = graph.graph.get(ITEM_LOADER)
+    stored = load(kind, key) if load is not None else None
+    return stored if stored is not None else new_item(kind)
+
+
 def add_entity_record(graph: nx.Graph, node_id: str, chunk_id: str, record: dict[str, Any]) -> None:
     if not graph.has_node(node_id):
-        graph.add_node(node_id, **new_item(ENTITY))
+        graph.add_node(node_id, **_stored_or_new(graph, ENTITY, node_id))
     add_record(graph.nodes[node_id], chunk_id, record, item_loader(graph, ENTITY, node_id))
 
 
@@ -59,7 +67,7 @@ def drop_entity_record(graph: nx.Graph, node_id: str, chunk_id: str) -> dict[str
 
 def add_relation_record(graph: nx.Graph, edge: tuple[str, str], chunk_id: str, record: dict[str, Any]) -> None:
     if not graph.has_edge(*edge):
-        graph.add_edge(*edge, **new_item(RELATION))
+        graph.add_edge(*edge, **_stored_or_new(graph, RELATION, (min(edge), max(edge))))
     add_record(graph.edges[edge], chunk_id, record, item_loader(graph, RELATION, edge))
 
 

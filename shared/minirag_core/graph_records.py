@@ -30,6 +30,10 @@ PARTIAL = "partial_sources"
 #: or relation (key: ``(u, v)``), set by stores whose working graph holds partial items
 SOURCE_LOADER = "source_loader"
 
+#: ``graph.graph[ITEM_LOADER](kind, key)``: the stored attributes of an entity or relation the
+#: working graph does not hold (partial, no records), or None if there is none
+ITEM_LOADER = "item_loader"
+
 SourceLoader = Callable[[str, Any], Mapping[str, dict[str, Any]]]
 
 

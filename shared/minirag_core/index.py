@@ -275,7 +275,7 @@ class MiniRAGIndex:
             for document, digest, doc_chunks, complete in batch:
                 self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
                                          document.metadata)
-            moved = consolidate_aliases(self.graph_store, g, touched_entities)
+            moved = consolidate_aliases(self.graph_store, g, touched_entities, [c.id for c in chunks])
             touched_entities |= moved.entities
             touched_edges |= moved.edges
             sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,

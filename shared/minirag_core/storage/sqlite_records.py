@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_records import PARTIAL, SOURCE_LOADER, complete_sources, record_count
+from ..graph_records import ITEM_LOADER, PARTIAL, SOURCE_LOADER, complete_sources, record_count
 
 #: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
 IDS = "(SELECT value FROM json_each(?))"
@@ -54,6 +54,19 @@ def stored_records(rows: Rows, kind: str, key: Any) -> dict[str, dict[str, Any]]
         "SELECT chunk, weight, keywords, description FROM relation_sources WHERE u = ? AND v = ?", *key)}
 
 
+def stored_item(rows: Rows, kind: str, key: Any) -> dict[str, Any] | None:
+    """An entity's or relation's stored attributes, partial (no records loaded), or None."""
+    if kind == ENTITY:
+        found = rows("SELECT attrs FROM nodes WHERE id = ? AND kind = 'entity'", key)
+        return {"kind": ENTITY, **json.loads(found[0][0]), "sources": {}, PARTIAL: []} if found else None
+    found = rows("SELECT weight, keywords, description, attrs FROM relations WHERE u = ? AND v = ?", *key)
+    if not found:
+        return None
+    weight, keywords, description, attrs = found[0]
+    return {"kind": RELATION, "weight": weight, "keywords": keywords, "description": description,
+            **json.loads(attrs), "sources": {}, PARTIAL: []}
+
+
 class WorkingGraphReader:
     """Builds one working graph: chunks with their mentions and relations, entities, and the
     records of the loaded chunks (``finish`` puts them together)."""
@@ -62,6 +75,7 @@ class WorkingGraphReader:
         self.rows = rows
         self.graph = nx.Graph()
         self.graph.graph[SOURCE_LOADER] = lambda kind, key: stored_records(rows, kind, key)
+        self.graph.graph[ITEM_LOADER] = lambda kind, key: stored_item(rows, kind, key)
         self._entity_records: dict[str, dict[str, dict[str, Any]]] = {}
         self._relations: dict[tuple[str, str], dict[str, Any]] = {}
         self._mentions: list[tuple[str, str, dict[str, Any]]] = []

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import networkx as nx
 
-from ..aliases import alias_surname, homed_short_forms, may_home_short_forms
+from ..aliases import alias_surname, homed_short_forms, may_home_short_forms, reconsidered_surnames
 from ..graph import CHUNK, ENTITY, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
@@ -171,8 +171,9 @@ class SQLiteGraphStore:
                       edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
         """The given chunks (with their mentions, entities and listed relations), entities and
         relation edges, plus every entity sharing a surname with one of them that alias
-        consolidation reads (with all their records), and the chunks of the short forms those
-        hold. Other entities and relations hold only the records of the loaded chunks."""
+        consolidation reads; under the surname of a full name among them, also every short-form
+        record and its chunk. Entities and relations hold the records of the loaded chunks (the
+        rest are read if a removal needs them)."""
         with self.lock:
             reader = WorkingGraphReader(self._rows)
             entities = set(entity_ids) | reader.load_chunks(chunk_ids, edges)
@@ -181,8 +182,12 @@ class SQLiteGraphStore:
             holders = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE surname IN {_IDS}", _ids(surnames))}
             reader.load_entities(holders)
             g = reader.graph
-            complete_entities(g, [h for h in holders if g.has_node(h) and may_home_short_forms(h, g.nodes[h])])
-            alias_chunks = {c for h in holders if g.has_node(h) for c in homed_short_forms(g.nodes[h], h)}
+            # all the short forms of a surname whose full names the write touches (see aliases.consolidate)
+            everything = reconsidered_surnames(entities)
+            homes = [h for h in holders if g.has_node(h) and h.split()[-1] in everything
+                     and may_home_short_forms(h, g.nodes[h])]
+            complete_entities(g, homes)
+            alias_chunks = {c for h in homes for c in homed_short_forms(g.nodes[h], h)}
             reader.load_entities(reader.load_chunks(alias_chunks))
             self._work = reader.finish()
             return self._work
