@@ -32,7 +32,7 @@ def retrieval_state(index: MiniRAGIndex) -> dict:
     sub = store.entity_subgraph(entities, 0, len(entities))
     return {"registry": index.graph_store.documents(), "chunks": store.chunks(chunk_ids),
             "entities": {e: store.entity(e) for e in entities},
-            "links": store.chunk_links(entities), "mentions": store.chunk_entities(chunk_ids),
+            "links": store.chunk_links(entities), "chunk_ids": store.entity_chunk_ids(entities), "mentions": store.chunk_entities(chunk_ids),
             "subjects": store.subject_chunks(entities),
             "relations": sorted((min(u, v), max(u, v), a["weight"], a["description"], a["keywords"])
                                 for u, v, a in sub.edges(data=True)),

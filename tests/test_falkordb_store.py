@@ -182,6 +182,7 @@ def test_working_graph_and_save_round_trip(server) -> None:
     assert nx.utils.edges_equal(again.edges(data=True), g.edges(data=True))
     assert store.entity("A")["source_chunks"] == ["c1"] and store.entity("c1") is None
     assert store.chunk_links(["A", "X"]) == {"A": {"c1": "A in c1"}}
+    assert store.entity_chunk_ids(["A", "X"]) == {"A": ["c1"]}
     assert store.chunk_entities(["c1"]) == {"c1": ["A", "B"]}
     assert store.subject_chunks(["A", "B"]) == {"A": ["c1"]}
     assert store.chunks(["c1"])["c1"] == {"text": "A met B.", "doc_id": "d", "order": 0, "n_tokens": 3,

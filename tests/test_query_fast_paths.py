@@ -98,6 +98,7 @@ def test_chunk_links_are_each_entitys_mentions_and_follow_writes() -> None:
     g.add_edge("a", "c2", kind=MENTION, description="a in c2")
     g.add_edge("a", "c1", kind=MENTION, description="a in c1")
     assert store.chunk_links(["a", "b", "missing"]) == {"a": {"c1": "a in c1", "c2": "a in c2"}, "b": {}}
+    assert store.entity_chunk_ids(["a", "b", "missing"]) == {"a": ["c1", "c2"], "b": []}
     g.add_edge("b", "c1", kind=MENTION, description="b in c1")
     store.changed()
     assert store.chunk_links(["b"]) == {"b": {"c1": "b in c1"}}

@@ -132,6 +132,7 @@ def test_working_graph_and_save_round_trip(tmp_path) -> None:
     assert store.entity("A") == {"name": "A", "type": "PERSON", "description": "A in c1", "source_chunks": ["c1"]}
     assert store.entity("c1") is None
     assert store.chunk_links(["A", "X"]) == {"A": {"c1": "A in c1"}}
+    assert store.entity_chunk_ids(["A", "X"]) == {"A": ["c1"]}
     assert store.chunk_entities(["c1"]) == {"c1": ["A", "B"]}
     assert store.subject_chunks(["A", "B"]) == {"A": ["c1"]}
     assert store.relation_keywords() == {("A", "B"): "meeting"}

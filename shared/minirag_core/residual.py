@@ -76,7 +76,7 @@ def residual_scores(graph: GraphView, question: str, sources: list[tuple[str, fl
         return {}, []
     tables = dict(zip(live, relevance_of([residuals[i] for i in live])))
     mentions = graph.chunk_entities([c for c, _ in sources])
-    links = graph.chunk_links(sorted({e for es in mentions.values() for e in es}))
+    links = graph.entity_chunk_ids(sorted({e for es in mentions.values() for e in es}))
     scores: dict[str, float] = {}
     best: dict[str, Bridge] = {}
     for i in live:
@@ -90,7 +90,7 @@ def residual_scores(graph: GraphView, question: str, sources: list[tuple[str, fl
         if top <= floor:
             continue
         for entity in mentions.get(source, ()):
-            linked = links.get(entity, {})
+            linked = links.get(entity, [])
             weight = strength * link_specificity(len(linked), total_chunks)
             if weight <= 0:
                 continue

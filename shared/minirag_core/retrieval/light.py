@@ -48,7 +48,7 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
     matched = sorted(e for e, similarity in entities.items() if similarity >= settings.seed_min_similarity)
     about = {e: set(chunks) for e, chunks in sources.graph.subject_chunks(matched).items()}
-    for entity_id, chunks in sources.graph.chunk_links(matched).items():
+    for entity_id, chunks in sources.graph.entity_chunk_ids(matched).items():
         weight = entities[entity_id] * specificity(len(chunks), len(dense), settings.graph_idf)
         for chunk_id in chunks:  # a chunk's best entity counts; a chunk *about* it counts more
             boost = 1.0 + LIGHT_SUBJECT_BOOST * (chunk_id in about.get(entity_id, ()))
@@ -60,14 +60,14 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         relations = _relations_among(sources, entities)
     endpoints = sorted({n for u, v, _ in relations for n in (u, v)})
     subgraph = sources.graph.entity_subgraph(endpoints, 0, len(endpoints))  # the relations among them
-    endpoint_links = sources.graph.chunk_links(endpoints)
+    endpoint_links = sources.graph.entity_chunk_ids(endpoints)
     key_edges = []
     for source, target, similarity in relations:
         if not subgraph.has_edge(source, target):
             continue
         attrs = subgraph.edges[source, target]
         key_edges.append(KeyEdge(source, target, similarity, attrs.get("description", ""), attrs.get("keywords", "")))
-        for chunk_id in set(endpoint_links.get(source, {})) & set(endpoint_links.get(target, {})):
+        for chunk_id in set(endpoint_links.get(source, ())) & set(endpoint_links.get(target, ())):
             scores[chunk_id] += similarity
     graph_n = max_normalised(dict(scores))
     fused = {c: dense.get(c, 0.0) + settings.light_graph_weight * graph_n.get(c, 0.0) for c in graph_n}

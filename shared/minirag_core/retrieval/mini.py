@@ -41,7 +41,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                          for p, score in top_paths(found, similarity, settings.paths_per_seed))
 
     path_entities = sorted({n for p in paths for n in p.nodes})
-    links = sources.graph.chunk_links(path_entities)
+    links = sources.graph.entity_chunk_ids(path_entities)
     entity_score: dict[str, float] = defaultdict(float)
     for path in paths:
         for node in set(path.nodes):

@@ -32,6 +32,10 @@ class GraphView(Protocol):
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
         """For each entity, its chunks and the entity-chunk edge description."""
 
+    def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each entity, its chunks' ids, sorted (``chunk_links`` without the descriptions,
+        what retrieval reads: for a hub entity thousands of them)."""
+
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Chunk attributes (text, doc_id, order, n_tokens) by id."""
 

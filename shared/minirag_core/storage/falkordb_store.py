@@ -305,6 +305,16 @@ class FalkorDBGraphStore:
                 found[chunk_id] = description or ""
         return links
 
+    def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for entity_id, chunk_id in self._q(
+                "UNWIND $ids AS i MATCH (e:Entity {id: i}) OPTIONAL MATCH (e)-[:MENTION]->(c:Chunk) "
+                "RETURN e.id, c.id ORDER BY e.id, c.id", ids=list(dict.fromkeys(entity_ids))):
+            chunks = found.setdefault(entity_id, [])
+            if chunk_id is not None:
+                chunks.append(chunk_id)
+        return found
+
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) "
                        "RETURN c.id, c.text, c.doc_id, c.order, c.n_tokens, c.subjects", ids=list(chunk_ids))

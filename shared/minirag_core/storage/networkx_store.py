@@ -173,6 +173,9 @@ class NetworkXGraphStore:
             raw, index = self.graph._adj, self._chunk_links
             return {e: dict(index.get(e, {})) for e in entity_ids if e in raw}
 
+    def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        return {e: list(links) for e, links in self.chunk_links(entity_ids).items()}
+
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         with self.lock:
             out = {}

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Callable, Iterable
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import networkx as nx
 
@@ -169,3 +170,34 @@ def mention_row(g: nx.Graph, entity: str, chunk: str, description: str) -> tuple
     record = g.nodes[entity]["sources"][chunk]
     subject = int(entity in g.nodes[chunk].get("subjects", ()))
     return entity, chunk, subject, description, record["name"], record.get("type", ""), record.get("raw")
+
+
+class RelationKeywords(Mapping):
+    """``(u, v) -> keywords`` of every relation edge, streamed from the store's file (``path``;
+    None: in memory, read through ``rows``)."""
+
+    def __init__(self, rows: Rows, path: Path | None) -> None:
+        self.rows, self.path = rows, path
+
+    def __getitem__(self, edge: tuple[str, str]) -> str:
+        found = self.rows("SELECT keywords FROM relations WHERE u = ? AND v = ?", *edge)
+        if not found:
+            raise KeyError(edge)
+        return found[0][0]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return (edge for edge, _ in self.items())
+
+    def __len__(self) -> int:
+        return int(self.rows("SELECT count(*) FROM relations")[0][0])
+
+    def items(self) -> Iterator[tuple[tuple[str, str], str]]:  # type: ignore[override]
+        query = "SELECT u, v, keywords FROM relations"
+        if self.path is None:  # in memory: no second connection can see it
+            yield from (((u, v), k) for u, v, k in self.rows(query))
+            return
+        reader = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        try:
+            yield from (((u, v), k) for u, v, k in reader.execute(query))
+        finally:
+            reader.close()

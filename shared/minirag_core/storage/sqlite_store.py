@@ -24,7 +24,7 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
@@ -32,8 +32,8 @@ from ..aliases import alias_surname, homed_short_forms, may_home_short_forms, re
 from ..graph import CHUNK, ENTITY, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
-from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, WorkingGraphReader, complete_entities, ids_param,
-                             mention_row, stored_json, write_records)
+from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, complete_entities,
+                             ids_param, mention_row, stored_json, write_records)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS mentions (entity TEXT NOT NULL, chunk TEXT NOT NULL, 
                                      description TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, raw TEXT,
                                      PRIMARY KEY (entity, chunk)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS mentions_chunk ON mentions (chunk, entity);
+CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (entity, chunk);
 CREATE TABLE IF NOT EXISTS relations (u TEXT NOT NULL, v TEXT NOT NULL, weight REAL NOT NULL,
                                       keywords TEXT NOT NULL, description TEXT NOT NULL, attrs TEXT NOT NULL,
                                       PRIMARY KEY (u, v)) WITHOUT ROWID;
@@ -61,36 +62,6 @@ _IDS, _PAIRS, _RELATION_COLUMNS = IDS, PAIRS, RELATION_COLUMNS
 
 
 _ids = ids_param
-
-
-class _RelationKeywords(Mapping):
-    """``(u, v) -> keywords`` of every relation edge, streamed from the store's file."""
-
-    def __init__(self, store: SQLiteGraphStore) -> None:
-        self.store = store
-
-    def __getitem__(self, edge: tuple[str, str]) -> str:
-        rows = self.store._rows("SELECT keywords FROM relations WHERE u = ? AND v = ?", *edge)
-        if not rows:
-            raise KeyError(edge)
-        return rows[0][0]
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        return (edge for edge, _ in self.items())
-
-    def __len__(self) -> int:
-        return int(self.store._rows("SELECT count(*) FROM relations")[0][0])
-
-    def items(self) -> Iterator[tuple[tuple[str, str], str]]:  # type: ignore[override]
-        query = "SELECT u, v, keywords FROM relations"
-        if self.store.path is None:  # in memory: no second connection can see it
-            yield from (((u, v), k) for u, v, k in self.store._rows(query))
-            return
-        reader = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True)
-        try:
-            yield from (((u, v), k) for u, v, k in reader.execute(query))
-        finally:
-            reader.close()
 
 
 class SQLiteGraphStore:
@@ -335,6 +306,16 @@ class SQLiteGraphStore:
             links[entity][chunk] = description
         return links
 
+    def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each entity, its chunk ids (read from the covering index, not the mention rows)."""
+        wanted = list(dict.fromkeys(entity_ids))
+        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
+        found: dict[str, list[str]] = {e: [] for e in wanted if e in present}
+        for entity, chunk in self._rows(f"SELECT entity, chunk FROM mentions WHERE entity IN {_IDS} "
+                                        "ORDER BY entity, chunk", _ids(wanted)):
+            found[entity].append(chunk)
+        return found
+
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = list(dict.fromkeys(chunk_ids))
         found = {}
@@ -376,7 +357,7 @@ class SQLiteGraphStore:
     def relation_keywords(self) -> Mapping[tuple[str, str], str]:
         """Every relation edge with its keywords, read from the file as it is iterated (a dict
         of millions of edges would be the largest thing a reopened index holds)."""
-        return _RelationKeywords(self)
+        return RelationKeywords(self._rows, self.path)
 
     def type_pool(self, examples_per_type: int = 3) -> dict[str, list[str]]:
         """As ``NetworkXGraphStore.type_pool`` (degree: relations plus mentions; ties in the
