@@ -306,15 +306,19 @@ class SQLiteGraphStore:
             links[entity][chunk] = description
         return links
 
+    def _mention_lists(self, ids: Iterable[str], key: str, value: str) -> dict[str, list[str]]:
+        """For each id present, the ``value`` column of the mentions it is the ``key`` of, sorted."""
+        wanted = list(dict.fromkeys(ids))
+        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
+        found: dict[str, list[str]] = {i: [] for i in wanted if i in present}
+        for k, v in self._rows(f"SELECT {key}, {value} FROM mentions WHERE {key} IN {_IDS} ORDER BY {key}, {value}",
+                               _ids(wanted)):
+            found[k].append(v)
+        return found
+
     def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, its chunk ids (read from the covering index, not the mention rows)."""
-        wanted = list(dict.fromkeys(entity_ids))
-        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
-        found: dict[str, list[str]] = {e: [] for e in wanted if e in present}
-        for entity, chunk in self._rows(f"SELECT entity, chunk FROM mentions WHERE entity IN {_IDS} "
-                                        "ORDER BY entity, chunk", _ids(wanted)):
-            found[entity].append(chunk)
-        return found
+        return self._mention_lists(entity_ids, "entity", "chunk")
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = list(dict.fromkeys(chunk_ids))
@@ -328,13 +332,7 @@ class SQLiteGraphStore:
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         """The entities each chunk mentions (its entity-chunk edges)."""
-        wanted = list(dict.fromkeys(chunk_ids))
-        present = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE id IN {_IDS}", _ids(wanted))}
-        found: dict[str, list[str]] = {c: [] for c in wanted if c in present}
-        for chunk, entity in self._rows(f"SELECT chunk, entity FROM mentions WHERE chunk IN {_IDS} "
-                                        "ORDER BY chunk, entity", _ids(wanted)):
-            found[chunk].append(entity)
-        return found
+        return self._mention_lists(chunk_ids, "chunk", "entity")
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it, if any."""
