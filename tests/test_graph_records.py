@@ -103,3 +103,27 @@ def test_a_hub_entity_is_one_short_row_and_deletes_match_a_networkx_build(tmp_pa
     local = MiniRAGIndex(tmp_path / "networkx", embedder=embedder)
     local.insert([d for d in docs if d.id not in owners])
     assert _graph_state(stored) == _graph_state(local)
+
+
+def test_a_snapshot_written_before_tallies_reopens_with_them(tmp_path) -> None:
+    """Graphs saved by an earlier version (records, no tally) get their tallies on load."""
+    import networkx as nx
+
+    from minirag_core.storage.networkx_store import NetworkXGraphStore
+
+    old = nx.Graph()
+    sources = {f"c{i:02d}": {"name": "Vega", "type": "ORG", "description": f"note {i}"} for i in range(12)}
+    old.add_node("VEGA", kind="entity", name="Vega", type="ORG", sources=sources, source_chunks=sorted(sources),
+                 description=" | ".join(f"note {i}" for i in range(12)))
+    old.add_node("LYRA", kind="entity", name="Lyra", type="ORG", description="",
+                 sources={"c00": {"name": "Lyra", "type": "ORG", "description": ""}}, source_chunks=["c00"])
+    old.add_edge("LYRA", "VEGA", kind="relation", weight=3.0, keywords="b, a", description="x", source_chunks=["c00"],
+                 sources={"c00": {"weight": 3.0, "keywords": "b, a", "description": "x"}})
+    writer = NetworkXGraphStore(tmp_path / "graph.json")
+    writer.graph = old
+    writer.save()
+    graph = NetworkXGraphStore(tmp_path / "graph.json").graph
+    vega, edge = graph.nodes["VEGA"], graph.edges["LYRA", "VEGA"]
+    assert "source_chunks" not in vega and vega["tally"] == tally_of(ENTITY, sources)
+    assert vega["description"] == " | ".join(f"note {i}" for i in range(MAX_MERGED_DESCRIPTIONS))
+    assert (edge["weight"], edge["keywords"], edge["tally"]["n"]) == (3.0, "a, b", 1)

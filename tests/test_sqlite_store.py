@@ -163,3 +163,19 @@ def test_a_save_that_fails_midway_leaves_the_file_unchanged(tmp_path, monkeypatc
     assert fresh.reload_if_changed() and fresh.documents() == {"d": store.documents()["d"]}
     assert fresh.stats() == {"chunks": 1, "entities": 2, "relations": 1, "mentions": 2}
     assert whole_graph(fresh).number_of_edges() == 3
+
+
+def test_a_file_in_the_earlier_layout_is_refused_with_a_clear_error(tmp_path) -> None:
+    """Format 1 kept each entity's records inside its JSON; read as format 2 they would look missing."""
+    import sqlite3
+
+    path = tmp_path / "graph.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT, "
+               "surname TEXT, attrs TEXT NOT NULL)")
+    db.execute("INSERT INTO nodes VALUES ('A', 'entity', 'A', 'PERSON', NULL, '{\"sources\": {}}')")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="earlier layout.*rebuild"):
+        SQLiteGraphStore(path)
+    assert SQLiteGraphStore(tmp_path / "new.sqlite").stats()["entities"] == 0  # a new file is format 2
