@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import networkx as nx
 
 from .graph import (CHUNK, ENTITY, MENTION, add_entity_record, add_relation_record, complete_item,
-                    drop_entity_record, drop_relation_record)
+                    drop_entity_record, drop_relation_record, ensure_chunks)
 from .graph_records import holds_aliases, own_type, record_count
 
 PERSON = "PERSON"
@@ -60,12 +60,25 @@ def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
     return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
 
 
-def reconsidered_surnames(touched: Iterable[str]) -> set[str]:
-    """The surnames whose every short form a write must home again: those of the full names it
-    touched (a record of a full name added or removed can change which full names there are, or
-    their type). Under any other surname a short form's home stays, so only the write's new
-    records need one."""
-    return {s for s in map(full_form, touched) if s}
+def reconsidered_surnames(graph: nx.Graph, touched: Iterable[str], new_chunks: set[str]) -> set[str]:
+    """The surnames whose every short form a write must home again: those where the write made
+    or unmade a full name (a person's, by its own records; for a removal, any full name it
+    touched). Under any other surname the full names are as before, so a short form's home
+    stays and only the write's new records need one."""
+    found: set[str] = set()
+    for entity_id in touched:
+        surname = full_form(entity_id)
+        if not surname:
+            continue
+        if not new_chunks or not graph.has_node(entity_id):
+            found.add(surname)
+            continue
+        attrs = graph.nodes[entity_id]
+        added = [r for c, r in attrs["sources"].items() if c in new_chunks]
+        was_full = record_count(attrs) > len(added) and own_type(attrs, added) == PERSON
+        if was_full != (own_type(attrs) == PERSON):
+            found.add(surname)
+    return found
 
 
 def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[str] = ()) -> AliasMoves:
@@ -73,8 +86,8 @@ def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[st
     them under a reconsidered surname, else those of ``new_chunks`` (the write's added chunks)."""
     touched = list(touched)
     surnames = {t.split()[-1] for t in touched if t.strip()}
-    everything = reconsidered_surnames(touched)
     new = set(new_chunks)
+    everything = reconsidered_surnames(graph, touched, new)
     moves = AliasMoves()
     if not surnames:
         return moves
@@ -103,6 +116,7 @@ def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[st
             initials, surname = form
             found = [f for f in fulls.get(surname, ()) if _abbreviates(initials, f)]
             units.append((chunk_id, raw, home, found[0] if len(found) == 1 else raw))
+    ensure_chunks(graph, [c for c, *_ in units])  # a store's working graph may lack a short form's chunk
     claims = Counter((c, want) for c, raw, _, want in units if want != raw)
     for c, raw, home, want in units:
         if want != raw:
@@ -162,12 +176,6 @@ def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
     if full_form(node_id) and own_type(attrs) == PERSON:
         return node_id.split()[-1]
     return None
-
-
-def homed_short_forms(attrs: dict[str, Any], home: str) -> list[str]:
-    """The chunks whose record at this entity is a person's short form (what consolidation moves)."""
-    return [c for c, r in attrs.get("sources", {}).items()
-            if r.get("type") == PERSON and short_form(r.get("raw", home)) is not None]
 
 
 def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
-from .graph_records import (DESCRIPTION_SEPARATOR, ENTITY, ITEM_LOADER, PARTIAL, RELATION, SOURCE_LOADER, add_record,
+from .graph_records import (CHUNK_LOADER, DESCRIPTION_SEPARATOR, ENTITY, ITEM_LOADER, PARTIAL, RELATION, SOURCE_LOADER, add_record,
                             complete_sources, drop_record, empty_tally, new_item, record_count)
 from .names import clean_display_name, normalize_entity_name
 from .types import Chunk, ExtractionResult
@@ -53,6 +53,14 @@ def _stored_or_new(graph: nx.Graph, kind: str, key: Any) -> dict[str, Any]:
     load = graph.graph.get(ITEM_LOADER)
     stored = load(kind, key) if load is not None else None
     return stored if stored is not None else new_item(kind)
+
+
+def ensure_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> None:
+    """Load the given chunks into a working graph that lacks them (its store's ``chunk_loader``)."""
+    missing = sorted({c for c in chunk_ids if not graph.has_node(c)})
+    load = graph.graph.get(CHUNK_LOADER)
+    if missing and load is not None:
+        load(missing)
 
 
 def add_entity_record(graph: nx.Graph, node_id: str, chunk_id: str, record: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ the rest are read through the working graph's ``source_loader`` only when a remo
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 ENTITY, RELATION = "entity", "relation"
 DESCRIPTION_SEPARATOR = " | "
@@ -33,6 +33,10 @@ SOURCE_LOADER = "source_loader"
 #: ``graph.graph[ITEM_LOADER](kind, key)``: the stored attributes of an entity or relation the
 #: working graph does not hold (partial, no records), or None if there is none
 ITEM_LOADER = "item_loader"
+
+#: ``graph.graph[CHUNK_LOADER](chunk_ids)``: adds stored chunks (with their mentions, relations
+#: and entities) to a working graph that lacks them
+CHUNK_LOADER = "chunk_loader"
 
 SourceLoader = Callable[[str, Any], Mapping[str, dict[str, Any]]]
 
@@ -125,9 +129,11 @@ def merged_view(kind: str, tally: dict[str, Any]) -> dict[str, Any]:
             "keywords": ", ".join(sorted(tally["keywords"]))}
 
 
-def own_type(attrs: dict[str, Any]) -> str | None:
-    """The majority type of the records an entity holds under its own id (aliases excluded)."""
-    return _most_common(attrs["tally"]["types"])
+def own_type(attrs: dict[str, Any], without: Iterable[dict[str, Any]] = ()) -> str | None:
+    """The majority type of the records an entity holds under its own id (aliases excluded),
+    optionally as it was before the records ``without`` were added."""
+    types = Counter(attrs["tally"]["types"]) - Counter(r["type"] for r in without if "raw" not in r and r.get("type"))
+    return _most_common(types)
 
 
 def holds_aliases(attrs: dict[str, Any]) -> bool:

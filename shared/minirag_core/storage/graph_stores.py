@@ -8,7 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from ..graph_records import ITEM_LOADER, SOURCE_LOADER
+from ..graph_records import CHUNK_LOADER, ITEM_LOADER, SOURCE_LOADER
 from .base import GraphStore, atomic_write_json, read_json
 from .networkx_store import NetworkXGraphStore
 
@@ -28,7 +28,7 @@ def whole_graph(store: GraphStore) -> nx.Graph:
     if getattr(store, "holds_whole_graph", False):
         return store.working_graph()
     graph = store.working_graph(store.chunk_ids(), store.entity_ids(), sorted(store.relation_keywords()))
-    for loader in (SOURCE_LOADER, ITEM_LOADER):  # every chunk is loaded, so every item holds all its records
+    for loader in (SOURCE_LOADER, ITEM_LOADER, CHUNK_LOADER):  # every chunk is loaded, so every item holds all its records
         graph.graph.pop(loader, None)
     graph.graph["documents"] = store.documents()
     return graph

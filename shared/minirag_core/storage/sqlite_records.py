@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import networkx as nx
 
 from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_records import ITEM_LOADER, PARTIAL, SOURCE_LOADER, complete_sources, record_count
+from ..graph_records import CHUNK_LOADER, ITEM_LOADER, PARTIAL, SOURCE_LOADER, record_count
 
 #: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
 IDS = "(SELECT value FROM json_each(?))"
@@ -70,19 +70,23 @@ def stored_item(rows: Rows, kind: str, key: Any) -> dict[str, Any] | None:
 
 class WorkingGraphReader:
     """Builds one working graph: chunks with their mentions and relations, entities, and the
-    records of the loaded chunks (``finish`` puts them together)."""
+    records of the loaded chunks (``finish`` puts what was read into the graph; more chunks can
+    be read later through the graph's ``chunk_loader``)."""
 
     def __init__(self, rows: Rows) -> None:
         self.rows = rows
         self.graph = nx.Graph()
         self.graph.graph[SOURCE_LOADER] = lambda kind, key: stored_records(rows, kind, key)
         self.graph.graph[ITEM_LOADER] = lambda kind, key: stored_item(rows, kind, key)
+        self.graph.graph[CHUNK_LOADER] = self.load_more
         self._entity_records: dict[str, dict[str, dict[str, Any]]] = {}
-        self._relations: dict[tuple[str, str], dict[str, Any]] = {}
+        self._relations: dict[tuple[str, str], dict[str, Any]] = {}  # read, not yet in the graph
+        self._relation_records: list[tuple[tuple[str, str], str, dict[str, Any]]] = []
+        self._read_pairs: set[tuple[str, str]] = set()
         self._mentions: list[tuple[str, str, dict[str, Any]]] = []
 
     def load_chunks(self, chunk_ids: Iterable[str], edges: Iterable[tuple[str, str]] = ()) -> set[str]:
-        """Add chunk nodes with their mentions and records, their relations and ``edges``;
+        """Read chunk nodes with their mentions and records, their relations and ``edges``;
         return the entity ids those reach."""
         g = self.graph
         wanted = ids_param(sorted(c for c in set(chunk_ids) if c not in g))
@@ -96,7 +100,8 @@ class WorkingGraphReader:
             entities.add(entity)
             self._mentions.append((entity, chunk, {"kind": MENTION, "description": description}))
             self._entity_records.setdefault(entity, {})[chunk] = _entity_record(name, type_, raw, description)
-        new_pairs = sorted(pairs - self._relations.keys())
+        new_pairs = sorted(pairs - self._read_pairs)
+        self._read_pairs.update(new_pairs)
         for u, v, weight, keywords, description, attrs in self.rows(
                 f"SELECT u, v, weight, keywords, description, attrs FROM relations WHERE (u, v) IN {PAIRS}",
                 ids_param([list(p) for p in new_pairs])):
@@ -106,9 +111,8 @@ class WorkingGraphReader:
         for u, v, chunk, weight, keywords, description in self.rows(
                 f"SELECT u, v, chunk, weight, keywords, description FROM relation_sources WHERE chunk IN {IDS}",
                 wanted):
-            if (u, v) in self._relations:
-                self._relations[u, v]["sources"][chunk] = {"weight": weight, "keywords": keywords,
-                                                           "description": description}
+            self._relation_records.append(((u, v), chunk, {"weight": weight, "keywords": keywords,
+                                                           "description": description}))
         return entities
 
     def load_entities(self, entity_ids: Iterable[str]) -> None:
@@ -118,8 +122,13 @@ class WorkingGraphReader:
                                           ids_param(wanted)):
             g.add_node(entity_id, kind=ENTITY, **json.loads(attrs), sources={}, **{PARTIAL: []})
 
+    def load_more(self, chunk_ids: Iterable[str]) -> None:
+        """Add stored chunks to the graph in use (the records they bring join the items there)."""
+        self.load_entities(self.load_chunks(chunk_ids))
+        self.finish()
+
     def finish(self) -> nx.Graph:
-        """The working graph: the loaded records in their items, and the edges."""
+        """The working graph with what was read put in: records in their items, and the edges."""
         g = self.graph
         for entity, records in self._entity_records.items():
             if g.has_node(entity):
@@ -128,19 +137,15 @@ class WorkingGraphReader:
                     sources.setdefault(chunk, record)
         g.add_edges_from(self._mentions)
         g.add_edges_from((u, v, attrs) for (u, v), attrs in self._relations.items())
+        for pair, chunk, record in self._relation_records:
+            if g.has_edge(*pair):
+                g.edges[pair]["sources"].setdefault(chunk, record)
+        self._entity_records, self._relations, self._relation_records, self._mentions = {}, {}, [], []
         items = [a for _, a in g.nodes(data=True) if PARTIAL in a] + [a for _, _, a in g.edges(data=True) if PARTIAL in a]
         for attrs in items:
             if len(attrs["sources"]) >= record_count(attrs):  # it holds every record after all
                 del attrs[PARTIAL]
         return g
-
-
-def complete_entities(g: nx.Graph, entity_ids: Iterable[str]) -> None:
-    """Read every record of the given (loaded) entities, as alias consolidation needs."""
-    load = g.graph[SOURCE_LOADER]
-    for entity_id in entity_ids:
-        if g.has_node(entity_id):
-            complete_sources(g.nodes[entity_id], load(ENTITY, entity_id))
 
 
 def write_records(db: sqlite3.Connection, g: nx.Graph, nodes: list[str], pairs: list[tuple[str, str]]) -> None:

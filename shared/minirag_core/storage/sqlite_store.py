@@ -28,12 +28,12 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
-from ..aliases import alias_surname, homed_short_forms, may_home_short_forms, reconsidered_surnames
+from ..aliases import alias_surname
 from ..graph import CHUNK, ENTITY, RELATION
 from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
-from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, complete_entities,
-                             ids_param, mention_row, stored_json, write_records)
+from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
+                             mention_row, stored_json, write_records)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
@@ -142,9 +142,8 @@ class SQLiteGraphStore:
                       edges: Iterable[tuple[str, str]] = ()) -> nx.Graph:
         """The given chunks (with their mentions, entities and listed relations), entities and
         relation edges, plus every entity sharing a surname with one of them that alias
-        consolidation reads; under the surname of a full name among them, also every short-form
-        record and its chunk. Entities and relations hold the records of the loaded chunks (the
-        rest are read if a removal needs them)."""
+        consolidation reads. Entities and relations hold the records of the loaded chunks; the
+        rest, and the chunks of short forms consolidation moves, are read when needed."""
         with self.lock:
             reader = WorkingGraphReader(self._rows)
             entities = set(entity_ids) | reader.load_chunks(chunk_ids, edges)
@@ -152,14 +151,6 @@ class SQLiteGraphStore:
             surnames = {e.split()[-1] for e in entities if e.strip()}
             holders = {i for (i,) in self._rows(f"SELECT id FROM nodes WHERE surname IN {_IDS}", _ids(surnames))}
             reader.load_entities(holders)
-            g = reader.graph
-            # all the short forms of a surname whose full names the write touches (see aliases.consolidate)
-            everything = reconsidered_surnames(entities)
-            homes = [h for h in holders if g.has_node(h) and h.split()[-1] in everything
-                     and may_home_short_forms(h, g.nodes[h])]
-            complete_entities(g, homes)
-            alias_chunks = {c for h in homes for c in homed_short_forms(g.nodes[h], h)}
-            reader.load_entities(reader.load_chunks(alias_chunks))
             self._work = reader.finish()
             return self._work
 
