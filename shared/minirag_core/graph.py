@@ -13,8 +13,9 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
-from .graph_records import (CHUNK_LOADER, DESCRIPTION_SEPARATOR, ENTITY, ITEM_LOADER, PARTIAL, RELATION, SOURCE_LOADER, add_record,
-                            complete_sources, drop_record, empty_tally, new_item, record_count)
+from .graph_records import (CHUNK_LOADER, DESCRIPTION_SEPARATOR, ENTITY, ITEM_LOADER, PARTIAL, RELATION,
+                            SOURCE_LOADER, add_record, complete_sources, drop_record, empty_tally, new_item,
+                            record_count)
 from .names import clean_display_name, normalize_entity_name
 from .types import Chunk, ExtractionResult
 

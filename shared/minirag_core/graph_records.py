@@ -38,7 +38,6 @@ ITEM_LOADER = "item_loader"
 #: and entities) to a working graph that lacks them
 CHUNK_LOADER = "chunk_loader"
 
-SourceLoader = Callable[[str, Any], Mapping[str, dict[str, Any]]]
 
 
 def empty_tally(kind: str) -> dict[str, Any]:
