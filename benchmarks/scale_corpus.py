@@ -124,6 +124,13 @@ class ReplicaExtractor:
     async def aextract(self, chunks, *, show_progress: bool = False) -> list[ExtractionResult]:
         return self.extract(chunks)
 
+    def seen(self, chunk) -> ExtractionResult:
+        """The remembered extraction of an original ``chunk`` (``KeyError`` if not seen)."""
+        text, result = self._seen[(chunk.doc_id, chunk.order)]
+        if text != chunk.text:
+            raise KeyError(f"{chunk.doc_id}#{chunk.order} changed since it was remembered")
+        return result
+
     def remember(self, index, originals: list[Document]) -> None:
         """Learn the originals' extractions from ``index``'s extraction cache (a resumed build
         has indexed them already), extracting only those the cache lacks."""
