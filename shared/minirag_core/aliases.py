@@ -60,34 +60,81 @@ def _abbreviates(initials: tuple[str, ...], full: str) -> bool:
     return len(initials) < len(parts) and all(parts[i][0] == c for i, c in enumerate(initials))
 
 
-def reconsidered_surnames(graph: nx.Graph, touched: Iterable[str], new_chunks: set[str]) -> set[str]:
-    """The surnames whose every short form a write must home again: those where the write made
-    or unmade a full name (a person's, by its own records; for a removal, any full name it
-    touched). Under any other surname the full names are as before, so a short form's home
-    stays and only the write's new records need one."""
-    found: set[str] = set()
+#: a removal's full-name changes are not worked out: every short form of the surname is re-homed
+EVERY = None
+
+
+@dataclass(frozen=True)
+class FullNameChange:
+    """The person full names of one surname that a write made (``made``) or unmade (``unmade``)."""
+
+    made: frozenset[str]
+    unmade: frozenset[str]
+
+
+def full_name_changes(graph: nx.Graph, touched: Iterable[str],
+                      new_chunks: set[str]) -> dict[str, FullNameChange | None]:
+    """Per surname, the full names the write made or unmade (a person's, by its own records);
+    ``EVERY`` for a removal's surnames (any full name it touched). Under any other surname the
+    full names are as before, so a short form's home stays and only the write's new records need one."""
+    made: dict[str, set[str]] = {}
+    unmade: dict[str, set[str]] = {}
+    removal: set[str] = set()
     for entity_id in touched:
         surname = full_form(entity_id)
         if not surname:
             continue
         if not new_chunks or not graph.has_node(entity_id):
-            found.add(surname)
+            removal.add(surname)
             continue
         attrs = graph.nodes[entity_id]
         added = [r for c, r in attrs["sources"].items() if c in new_chunks]
         was_full = record_count(attrs) > len(added) and own_type(attrs, added) == PERSON
-        if was_full != (own_type(attrs) == PERSON):
-            found.add(surname)
-    return found
+        is_full = own_type(attrs) == PERSON
+        if was_full != is_full:
+            (made if is_full else unmade).setdefault(surname, set()).add(entity_id)
+    changes: dict[str, FullNameChange | None] = {
+        s: FullNameChange(frozenset(made.get(s, ())), frozenset(unmade.get(s, ()))) for s in {*made, *unmade}}
+    changes.update(dict.fromkeys(removal, EVERY))
+    return changes
+
+
+class _Homes:
+    """Which short forms a write can re-home: those whose initials match a different set of full
+    names than before, where the match was or becomes unique (a short form is homed at its one
+    matching full name, else stays apart: from two matches to three nothing moves)."""
+
+    def __init__(self, changes: dict[str, FullNameChange | None], fulls: dict[str, list[str]]) -> None:
+        self.changes = changes
+        self.fulls = fulls
+
+    def affected(self, surname: str, initials: tuple[str, ...]) -> bool:
+        if surname not in self.changes:
+            return False
+        change = self.changes[surname]
+        if change is EVERY:
+            return True
+        now = {f for f in self.fulls.get(surname, ()) if _abbreviates(initials, f)}
+        before = (now - change.made) | {f for f in change.unmade if _abbreviates(initials, f)}
+        return now != before and (len(now) == 1 or len(before) == 1)
+
+    def all_records(self, home: str) -> bool:
+        """Whether any record at ``home`` may move: its own short form is affected, or (a full
+        name) a short form it can hold is (records are homed only at the one full name they abbreviate)."""
+        parts = home.split()
+        form = short_form(home)
+        if form is not None:
+            return self.affected(form[1], form[0])
+        return any(self.affected(parts[-1], tuple(p[0] for p in parts[:k])) for k in range(len(parts)))
 
 
 def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[str] = ()) -> AliasMoves:
-    """Re-home the short-form records whose surname is that of a ``touched`` entity id: all of
-    them under a reconsidered surname, else those of ``new_chunks`` (the write's added chunks)."""
+    """Re-home the short-form records whose surname is that of a ``touched`` entity id: those of
+    ``new_chunks`` (the write's added chunks), and every record of a short form whose full-name
+    match the write changed, with the rest of those records' chunks (a chunk's short forms are homed together)."""
     touched = list(touched)
     surnames = {t.split()[-1] for t in touched if t.strip()}
     new = set(new_chunks)
-    everything = reconsidered_surnames(graph, touched, new)
     moves = AliasMoves()
     if not surnames:
         return moves
@@ -100,15 +147,18 @@ def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[st
         surname = full_form(node_id)
         if surname and own_type(attrs) == PERSON:
             fulls.setdefault(surname, []).append(node_id)
+    homes = _Homes(full_name_changes(graph, touched, new), fulls)
+    holders = [h for h in holders if may_home_short_forms(h, graph.nodes[h])]
+    chunks = set(new)
+    for home in holders:
+        if homes.all_records(home):
+            chunks.update(complete_item(graph, ENTITY, home)["sources"])
+    ensure_chunks(graph, chunks)  # a store's working graph may lack them (and their other records)
     units: list[tuple[str, str, str, str]] = []  # (chunk, raw id, home now, home wanted)
     for home in holders:
-        if not may_home_short_forms(home, graph.nodes[home]):
-            continue
-        if home.split()[-1] in everything:
-            records = complete_item(graph, ENTITY, home)["sources"].items()
-        else:
-            records = [(c, r) for c, r in graph.nodes[home]["sources"].items() if c in new]
-        for chunk_id, record in records:
+        for chunk_id, record in graph.nodes[home]["sources"].items():
+            if chunk_id not in chunks:
+                continue
             raw = record.get("raw", home)
             form = short_form(raw)
             if form is None or record["type"] != PERSON:
@@ -116,7 +166,6 @@ def consolidate(graph: nx.Graph, touched: Iterable[str], new_chunks: Iterable[st
             initials, surname = form
             found = [f for f in fulls.get(surname, ()) if _abbreviates(initials, f)]
             units.append((chunk_id, raw, home, found[0] if len(found) == 1 else raw))
-    ensure_chunks(graph, [c for c, *_ in units])  # a store's working graph may lack a short form's chunk
     claims = Counter((c, want) for c, raw, _, want in units if want != raw)
     for c, raw, home, want in units:
         if want != raw:

@@ -44,6 +44,8 @@ logger = logging.getLogger("minirag_core")
 
 SCHEMA_VERSION = 1
 INSERT_BATCH_CHUNKS = 64
+#: a write returns freed heap pages once resident memory grew this much since the last return
+TRIM_AFTER_GROWTH_BYTES = 64 << 20
 
 
 class IndexSettingsMismatch(RuntimeError):
@@ -313,7 +315,7 @@ class MiniRAGIndex:
         self.graph_store.changed()
         self._type_pool = None
         self.sources.invalidate()
-        release_freed_memory()  # a long build's RSS would keep every batch's freed buffers
+        release_freed_memory(TRIM_AFTER_GROWTH_BYTES)  # else a long build's RSS keeps every batch's freed buffers
 
     def expected_vector_ids(self) -> dict[str, set[str]]:
         """The ids each collection must hold to agree with the graph."""

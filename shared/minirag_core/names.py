@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _QUOTES = "\"'`“”‘’«»„‚"
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = re.compile(r"^[\s\W_]+|[\s\W_]+$", re.UNICODE)
+_NO_QUOTES = {ord(q): None for q in _QUOTES}
 
 
+@lru_cache(maxsize=1 << 16)
 def clean_display_name(raw: str) -> str:
     """Strip quotes, stray punctuation at the ends and repeated whitespace; keep case."""
     text = unicodedata.normalize("NFKC", raw or "")
-    text = text.translate({ord(q): None for q in _QUOTES})
-    text = _SPACE.sub(" ", text).strip()
-    text = _EDGE_PUNCT.sub("", text) if _EDGE_PUNCT.sub("", text) else text
-    return text
+    text = _SPACE.sub(" ", text.translate(_NO_QUOTES)).strip()
+    return _EDGE_PUNCT.sub("", text) or text
 
 
 def normalize_entity_name(raw: str) -> str:
@@ -25,4 +26,9 @@ def normalize_entity_name(raw: str) -> str:
     ``"Ada Byron"``, ``'ada  byron'`` and ``ADA BYRON`` all become ``ADA BYRON``. An empty result
     means the name held nothing usable.
     """
+    return _normalized(raw or "")
+
+
+@lru_cache(maxsize=1 << 16)
+def _normalized(raw: str) -> str:
     return clean_display_name(raw).upper()
