@@ -24,6 +24,7 @@ from .documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, 
 from .embedding.base import Embedder
 from .extraction.base import Extractor, QueryMapper
 from .heap import release_freed_memory
+from .lexical import TOKENISER_KEY, tokenize
 from .index_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from .vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from .llm.base import LLMBackend
@@ -34,6 +35,7 @@ from .retrieval.pipeline import check_mode, retrieve
 from .settings import RetrievalSettings
 from .storage.base import Change, GraphStore, VectorStore, atomic_write_json, read_json
 from .storage.graph_stores import open_graph_store
+from .storage.token_cache import TokenCache
 from .types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from .workdir_lock import WorkdirLock
 from .vectors import CHUNKS, VectorIndex
@@ -44,8 +46,8 @@ logger = logging.getLogger("minirag_core")
 
 SCHEMA_VERSION = 1
 INSERT_BATCH_CHUNKS = 64
-#: a write returns freed heap pages once resident memory grew this much since the last return
-TRIM_AFTER_GROWTH_BYTES = 64 << 20
+TOKENS_FILE = "lexical_tokens.sqlite"
+TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
 
 class IndexSettingsMismatch(RuntimeError):
@@ -98,7 +100,9 @@ class MiniRAGIndex:
                             else ChromaVectorStore(self._path("chroma")))
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
-        self.sources = CoreSources(self.graph_store, self.vectors, embedder)
+        tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
+        self.token_cache = TokenCache(tokens_path, TOKENISER_KEY) if tokens_path is not None else None
+        self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
@@ -287,6 +291,8 @@ class MiniRAGIndex:
                                          touched_edges | moved.mentions, {"documents": [d.id for d, _, _, _ in batch]},
                                          added_chunks=added))
             self._after_write()
+        if self.token_cache is not None:  # after the save: a crash before leaves them to the first query
+            self.token_cache.put(dict(zip([c.id for c in chunks], tokenize([c.text for c in chunks]))))
         progress.update(sum(len(c.text) for c in chunks))
         report.chunks += len(chunks)
         report.unparsed_records += sum(e.unparsed_records for e in extractions)
@@ -309,6 +315,8 @@ class MiniRAGIndex:
             self.graph_store.save(Change(chunk_ids + sorted(moved.chunks) + sorted(entities | moved.entities),
                                          edges | moved.edges | moved.mentions, {"documents": removed}))
             self._after_write()
+            if self.token_cache is not None:
+                self.token_cache.drop(chunk_ids)
         return removed
 
     def _after_write(self) -> None:

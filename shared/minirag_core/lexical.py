@@ -5,17 +5,35 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol, Sequence
 
 import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenized
 
 from .scores import ScoreTable
-from .temporal import with_temporal_tokens
+from .temporal import DAY_FIRST, with_temporal_tokens
 
 # bm25s sets its own logger to DEBUG on import, which floods any application's log handlers
 logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+#: what the tokens depend on (a token cache written under another key is emptied)
+TOKENISER_KEY = f"bm25s-en-stopwords+temporal:day_first={int(DAY_FIRST)}"
+
+
+def tokenize(texts: Sequence[str]) -> list[list[str]]:
+    """BM25 tokens of each text: bm25s's English tokeniser and stopwords, plus canonical date tokens."""
+    return bm25s.tokenize([with_temporal_tokens(t) for t in texts], stopwords="en", show_progress=False,
+                          return_ids=False)
+
+
+class TokenStore(Protocol):
+    """Tokens kept between processes (``storage/token_cache.py``)."""
+
+    def get(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]: ...
+
+    def put(self, tokens: dict[str, list[str]]) -> None: ...
 
 
 class LexicalChunkIndex:
@@ -26,7 +44,8 @@ class LexicalChunkIndex:
     scores from the kept tokens, a fraction of a full rebuild's cost.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, token_store: TokenStore | None = None) -> None:
+        self.token_store = token_store
         self._lock = threading.Lock()
         self._ids: list[str] = []
         self._model: bm25s.BM25 | None = None
@@ -38,17 +57,22 @@ class LexicalChunkIndex:
         self.refresh(list(texts), lambda ids: {i: texts[i] for i in ids})
 
     def refresh(self, chunk_ids: Iterable[str], texts_of: Callable[[list[str]], dict[str, str]]) -> None:
-        """Index exactly ``chunk_ids``; ``texts_of`` is asked only for chunks not seen before."""
+        """Index exactly ``chunk_ids``; the token store, then ``texts_of``, are asked only for
+        chunks not seen before (tokens made from texts go to the store)."""
         ids = sorted(chunk_ids)
         new = [i for i in ids if i not in self._tokens]
-        if new:
-            texts = texts_of(new)
-            new = [i for i in new if i in texts]
-            tokenized = bm25s.tokenize([with_temporal_tokens(texts[i]) for i in new], stopwords="en",
-                                       show_progress=False, return_ids=False)
-            vocab = self._vocab
-            for chunk_id, tokens in zip(new, tokenized):
-                self._tokens[chunk_id] = [vocab.setdefault(t, len(vocab)) for t in tokens]
+        found = self.token_store.get(new) if new and self.token_store is not None else {}
+        missing = [i for i in new if i not in found]
+        if missing:
+            texts = texts_of(missing)
+            missing = [i for i in missing if i in texts]
+            made = dict(zip(missing, tokenize([texts[i] for i in missing])))
+            if self.token_store is not None and made:
+                self.token_store.put(made)
+            found.update(made)
+        vocab = self._vocab
+        for chunk_id, tokens in found.items():
+            self._tokens[chunk_id] = [vocab.setdefault(t, len(vocab)) for t in tokens]
         if len(self._tokens) > len(ids):  # chunks deleted since: forget their tokens
             keep = set(ids)
             self._tokens = {i: t for i, t in self._tokens.items() if i in keep}
@@ -84,7 +108,7 @@ class LexicalChunkIndex:
             ids, model, position = self._ids, self._model, self._position
         if model is None:
             return None
-        tokens = bm25s.tokenize([with_temporal_tokens(query)], stopwords="en", show_progress=False, return_ids=False)[0]
+        tokens = tokenize([query])[0]
         if not tokens:
             return None
         return ScoreTable(ids, np.asarray(model.get_scores(tokens), dtype=np.float64), position)

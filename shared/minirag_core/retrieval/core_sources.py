@@ -7,7 +7,7 @@ from typing import Mapping
 import numpy as np
 
 from ..embedding.base import Embedder
-from ..lexical import LexicalChunkIndex
+from ..lexical import LexicalChunkIndex, TokenStore
 from ..scores import ScoreTable
 from ..storage.base import GraphView
 from ..vectors import ENTITIES, RELATIONS, VectorIndex
@@ -19,11 +19,12 @@ class CoreSources:
     #: the vector index may be searched from a worker thread while the graph is read
     concurrent_search = True
 
-    def __init__(self, graph: GraphView, vectors: VectorIndex, embedder: Embedder) -> None:
+    def __init__(self, graph: GraphView, vectors: VectorIndex, embedder: Embedder,
+                 token_store: TokenStore | None = None) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
-        self.lexical = LexicalChunkIndex()
+        self.lexical = LexicalChunkIndex(token_store)
 
     def invalidate(self) -> None:
         """The graph changed: the next lexical query brings BM25 up to date (new chunks only
