@@ -107,6 +107,7 @@ class _Homes:
     def __init__(self, changes: dict[str, FullNameChange | None], fulls: dict[str, list[str]]) -> None:
         self.changes = changes
         self.fulls = fulls
+        self._known: dict[tuple[str, tuple[str, ...]], bool] = {}  # a common surname has many holders
 
     def affected(self, surname: str, initials: tuple[str, ...]) -> bool:
         if surname not in self.changes:
@@ -114,9 +115,12 @@ class _Homes:
         change = self.changes[surname]
         if change is EVERY:
             return True
-        now = {f for f in self.fulls.get(surname, ()) if _abbreviates(initials, f)}
-        before = (now - change.made) | {f for f in change.unmade if _abbreviates(initials, f)}
-        return now != before and (len(now) == 1 or len(before) == 1)
+        known = self._known.get((surname, initials))
+        if known is None:
+            now = {f for f in self.fulls.get(surname, ()) if _abbreviates(initials, f)}
+            before = (now - change.made) | {f for f in change.unmade if _abbreviates(initials, f)}
+            known = self._known[surname, initials] = now != before and (len(now) == 1 or len(before) == 1)
+        return known
 
     def all_records(self, home: str) -> bool:
         """Whether any record at ``home`` may move: its own short form is affected, or (a full
