@@ -79,38 +79,3 @@ def test_top_similar_is_exact_and_breaks_ties_by_id() -> None:
     matrix = np.array([[1, 0], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32)
     assert [i for i, _ in top_similar(ids, matrix, np.array([1, 0], dtype=np.float32), 3)] == ["a", "b", "d"]
     assert top_similar([], np.zeros((0, 2)), np.array([1, 0]), 3) == []
-
-
-class _Sources:
-    """Just what ``start_dense_search`` reads; the chunk search fails or names its thread."""
-
-    def __init__(self, concurrent: bool, fail: bool) -> None:
-        import threading
-
-        class _Embedder:
-            def embed(self, texts):
-                return np.ones((len(texts), 2), dtype=np.float32)
-
-        self.embedder = _Embedder()
-        self.concurrent_search = concurrent
-        self.fail = fail
-        self.caller = threading.current_thread().name
-
-    def chunk_dense_scores(self, vector):
-        import threading
-
-        if self.fail:
-            raise ConnectionError("vector store unreachable")
-        return {"c1": float(vector.sum()), "thread": threading.current_thread().name}
-
-
-@pytest.mark.parametrize("concurrent", [True, False])
-def test_background_chunk_search_gives_its_scores_and_its_errors(concurrent: bool) -> None:
-    from minirag_core.retrieval.background import start_dense_search
-
-    sources = _Sources(concurrent, fail=False)
-    scores = start_dense_search(sources, "q")()
-    assert scores["c1"] == 2.0
-    assert (scores["thread"] != sources.caller) is concurrent  # a worker thread only when the sources allow it
-    with pytest.raises(ConnectionError, match="unreachable"):
-        start_dense_search(_Sources(concurrent, fail=True), "q")()

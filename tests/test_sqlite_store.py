@@ -179,20 +179,3 @@ def test_a_file_in_the_earlier_layout_is_refused_with_a_clear_error(tmp_path) ->
     with pytest.raises(ValueError, match="earlier layout.*rebuild"):
         SQLiteGraphStore(path)
     assert SQLiteGraphStore(tmp_path / "new.sqlite").stats()["entities"] == 0  # a new file is format 2
-
-
-def test_chunk_search_beside_the_graph_work_ranks_as_after_it(built, corpus, monkeypatch) -> None:
-    """Mini and light start the chunk search in a worker thread while they read the graph
-    (``retrieval/background.py``): the SQLite store read meanwhile, the ranking is the serial one."""
-    from minirag_core.retrieval.core_sources import CoreSources
-
-    _, stored = built
-    _, questions = corpus
-    for question in questions:
-        for mode in ("mini", "light"):
-            monkeypatch.setattr(CoreSources, "concurrent_search", True)
-            beside = stored.query(question, mode=mode)
-            monkeypatch.setattr(CoreSources, "concurrent_search", False)
-            after = stored.query(question, mode=mode)
-            assert [(c.chunk_id, round(c.score, 9)) for c in beside.chunks] == \
-                [(c.chunk_id, round(c.score, 9)) for c in after.chunks], (question, mode)

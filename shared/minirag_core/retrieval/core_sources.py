@@ -16,9 +16,6 @@ from ..vectors import ENTITIES, RELATIONS, VectorIndex
 class CoreSources:
     """``RetrievalSources`` over a graph store, a ``VectorIndex`` and a BM25 index built lazily."""
 
-    #: the vector index may be searched from a worker thread while the graph is read
-    concurrent_search = True
-
     def __init__(self, graph: GraphView, vectors: VectorIndex, embedder: Embedder,
                  token_store: TokenStore | None = None) -> None:
         self.graph = graph

@@ -18,7 +18,6 @@ from ..chunk_ranking import max_normalised, specificity, top_ids
 from ..seed_selection import nearest_entities
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, RetrievalResult
-from .background import start_dense_search
 from .common import considered, materialise
 from .sources import RetrievalSources
 
@@ -42,12 +41,11 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
     entities: dict[str, float] = {}
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     low_level = mapping.entities or [query]
-    dense_search = start_dense_search(sources, query)  # runs beside the entity search below
     for nearest in nearest_entities(sources, sources.embedder.embed(low_level), LIGHT_ENTITIES_PER_KEYWORD):
         for entity_id, similarity in nearest:
             # rounded: vector stores differ in the last float digits, and ties must break alike
             entities[entity_id] = max(round(similarity, 5), entities.get(entity_id, 0.0))
-    dense = dense_search()
+    dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
     matched = sorted(e for e, similarity in entities.items() if similarity >= settings.seed_min_similarity)
     about = {e: set(chunks) for e, chunks in sources.graph.subject_chunks(matched).items()}
     for entity_id, chunks in sources.graph.entity_chunk_ids(matched).items():

@@ -14,7 +14,6 @@ from ..residual import distinct_sources, residual_scores
 from ..seed_selection import select_seeds
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
-from .background import start_dense_search
 from .common import considered, materialise
 from .sources import RetrievalSources
 
@@ -24,7 +23,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     notes: list[str] = []
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
-    dense_search = start_dense_search(sources, query)  # runs beside the graph work below
     seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
                                    min_similarity=settings.seed_min_similarity)
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
@@ -48,7 +46,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for path in paths:
         for node in set(path.nodes):
             entity_score[node] += path.score
-    dense = dense_search()
+    query_vector = sources.embedder.embed([query])[0]
+    dense = sources.chunk_dense_scores(query_vector)
     graph_scores: dict[str, float] = defaultdict(float)
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     for entity, chunks in links.items():
