@@ -20,15 +20,11 @@ def clean_display_name(raw: str) -> str:
     return _EDGE_PUNCT.sub("", text) or text
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_entity_name(raw: str) -> str:
     """Node id for an entity name: quote-free, whitespace-collapsed, upper-case.
 
     ``"Ada Byron"``, ``'ada  byron'`` and ``ADA BYRON`` all become ``ADA BYRON``. An empty result
     means the name held nothing usable.
     """
-    return _normalized(raw or "")
-
-
-@lru_cache(maxsize=1 << 16)
-def _normalized(raw: str) -> str:
     return clean_display_name(raw).upper()
