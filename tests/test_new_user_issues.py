@@ -235,6 +235,28 @@ def test_numpy_encoder_agrees_with_sentence_transformers(embedder):
     assert (fast * reference).sum(axis=1).min() > 0.99999
 
 
+def test_numpy_encoder_packs_a_short_batch_into_one_pass_with_the_same_vectors(embedder, monkeypatch):
+    import numpy as np
+
+    from minirag_core.embedding import numpy_bert
+
+    encoder = numpy_bert.NumpyBertEncoder(embedder.model_path, embedder.max_tokens)
+    texts = ["Who founded the society that Ada Lovelace joined in London?", "Ada Lovelace", "a", "Royal Society"]
+    alone = np.concatenate([encoder._encode_padded([t]) for t in texts])
+    passes: list[int] = []
+    forward = encoder._forward
+    monkeypatch.setattr(encoder, "_forward", lambda ids, *a: passes.append(ids.shape[0]) or forward(ids, *a))
+    packed = encoder.encode(texts)
+    assert passes == [1], "a question and its names: one packed pass"
+    assert (packed * alone).sum(axis=1).min() > 0.99999  # each text's vector as if encoded alone
+    passes.clear()
+    long_texts = ["word " * 200, "another text " * 60, "Ada"]
+    batched = encoder.encode(long_texts)  # past _PACKED_TOKENS: padded batches of similar length
+    assert len(passes) > 1
+    alone = np.concatenate([encoder._encode_padded([t]) for t in long_texts])
+    assert (batched * alone).sum(axis=1).min() > 0.99999
+
+
 # 9. explain: offline HTML, no floating nodes ------------------------------------------------------
 def test_explain_html_loads_nothing_from_the_network(sample_workdir, tmp_path):
     out = tmp_path / "g.html"

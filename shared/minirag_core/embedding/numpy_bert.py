@@ -40,6 +40,11 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 #: padding a batch may add (in tokens) before a longer text starts a new batch instead
 _PADDING_SLACK = 8
+#: texts of up to this many word pieces in all are encoded in one packed pass: for a short
+#: batch, reading the weights is most of the cost, so one pass for a question and its entity
+#: names costs about what the question alone does (the attention over the packed sequence is
+#: quadratic in this length, hence the bound)
+_PACKED_TOKENS = 256
 
 
 def _length_batches(order: list[int], lengths: list[int], batch_size: int) -> list[list[int]]:
@@ -87,31 +92,59 @@ class NumpyBertEncoder:
         return rows.reshape(*x.shape[:-1], rows.shape[-1])
 
     def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
-        """Vectors of ``texts``, on one BLAS thread, in batches of similar token length: a
-        question and its short entity names are not padded to one length."""
+        """Vectors of ``texts``, on one BLAS thread. Up to ``_PACKED_TOKENS`` word pieces in all
+        (a question and its entity names): one packed pass. More: batches of similar token
+        length, so short names are not padded to a long text's length."""
         if not texts:
             return np.zeros((0, self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
-        lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)]
-        order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
-        out = np.empty((len(texts), self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(texts)
+        lengths = [sum(e.attention_mask) for e in encodings]
         with one_blas_thread():
+            if sum(lengths) <= _PACKED_TOKENS:
+                return self._encode_packed(encodings, lengths)
+            order = sorted(range(len(texts)), key=lambda i: (lengths[i], i))
+            out = np.empty((len(texts), self._w("embeddings.word_embeddings.weight").shape[1]), dtype=np.float32)
             for rows in _length_batches(order, lengths, batch_size):
-                out[rows] = self._encode([texts[i] for i in rows])
+                out[rows] = self._encode_padded([texts[i] for i in rows])
         return out
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def _encode_packed(self, encodings: list, lengths: list[int]) -> np.ndarray:
+        """Every text's tokens one after another in a single sequence; attention stays within
+        each text (a block-diagonal mask) and positions restart per text, so each vector is
+        the one a pass of that text alone gives, while the weights are read once."""
+        ids = np.concatenate([np.asarray(e.ids[:n], dtype=np.int64) for e, n in zip(encodings, lengths)])
+        types = np.concatenate([np.asarray(e.type_ids[:n], dtype=np.int64) for e, n in zip(encodings, lengths)])
+        positions = np.concatenate([np.arange(n) for n in lengths])
+        text_of = np.repeat(np.arange(len(lengths)), lengths)
+        bias = np.where(text_of[:, None] == text_of[None, :], 0.0, np.finfo(np.float32).min).astype(np.float32)
+        x = self._forward(ids[None], types[None], positions, bias[None, None])[0]
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        pooled = np.add.reduceat(x, starts, axis=0) / np.asarray(lengths, dtype=np.float32)[:, None]
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def _encode_padded(self, texts: list[str]) -> np.ndarray:
+        """One batch padded to its longest text (padding masked out of attention and pooling)."""
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        x = self._forward(ids, types, np.arange(ids.shape[1]), bias)
+        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def _forward(self, ids: np.ndarray, types: np.ndarray, positions: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        """Hidden states (n, length, hidden) of token rows ``ids`` (n, length); ``bias`` is added
+        to every attention score (0 where a token may attend, the float minimum where not)."""
         n, length = ids.shape
         x = (self._w("embeddings.word_embeddings.weight")[ids]
-             + self._w("embeddings.position_embeddings.weight")[np.arange(length)][None]
+             + self._w("embeddings.position_embeddings.weight")[positions][None]
              + self._w("embeddings.token_type_embeddings.weight")[types])
         x = _layer_norm(x, self._w("embeddings.LayerNorm.weight"), self._w("embeddings.LayerNorm.bias"), self.eps)
         hidden = x.shape[-1]
         head = hidden // self.heads
-        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}"
 
@@ -131,6 +164,4 @@ class NumpyBertEncoder:
             inner = _gelu(self._linear(x, f"{p}.intermediate.dense"))
             x = _layer_norm(self._linear(inner, f"{p}.output.dense") + x, self._w(f"{p}.output.LayerNorm.weight"),
                             self._w(f"{p}.output.LayerNorm.bias"), self.eps)
-        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return x
