@@ -82,19 +82,25 @@ class _Store:
 
     def __init__(self) -> None:
         self.data: dict[str, dict[str, np.ndarray]] = {}
+        self.texts: dict[str, dict[str, str]] = {}
 
     def upsert(self, collection, ids, embeddings, documents, metadatas) -> None:
         self.data.setdefault(collection, {}).update(zip(ids, np.asarray(embeddings, dtype=np.float32)))
+        self.texts.setdefault(collection, {}).update(zip(ids, documents))
 
     def delete(self, collection, ids) -> None:
         for i in ids:
             self.data.get(collection, {}).pop(i, None)
+            self.texts.get(collection, {}).pop(i, None)
 
     def ids(self, collection):
         return set(self.data.get(collection, {}))
 
     def get_embeddings(self, collection, ids):
         return {i: self.data[collection][i] for i in ids if i in self.data.get(collection, {})}
+
+    def get_documents(self, collection, ids):
+        return {i: self.texts[collection][i] for i in ids if i in self.texts.get(collection, {})}
 
     def count(self, collection) -> int:
         return len(self.data.get(collection, {}))
@@ -119,6 +125,43 @@ def test_a_chunk_scores_its_best_window_and_its_windows_go_with_it(embedder) -> 
     assert scores["long"] > float(vectors[0] @ query) + 0.05
     index.delete(CHUNKS, ["long"])
     assert store.count(WINDOWS) == 0 and set(index.chunk_similarities(query)) == {"short"}
+
+
+def test_a_chunk_whose_vector_text_is_unchanged_is_not_embedded_again(embedder) -> None:
+    """An alias move re-links a chunk's entities; where its text and entity descriptions stay the
+    same, its stored vector is kept; where a description changed, it is embedded again."""
+    import networkx as nx
+
+    from minirag_core.index_vectors import sync_vectors
+    from minirag_core.vectors import CHUNKS, VectorIndex
+
+    class Counting:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def __getattr__(self, name):
+            return getattr(embedder, name)
+
+        def embed(self, texts):
+            self.texts.extend(texts)
+            return embedder.embed(texts)
+
+    g = nx.Graph()
+    g.add_node("c1", kind="chunk", doc_id="d1", text=SENTENCES[0])
+    g.add_node("ada kell", kind="entity", name="Ada Kell", type="PERSON")
+    g.add_edge("c1", "ada kell", description="Ada Kell wrote the report.")
+    counting, store = Counting(), _Store()
+    index = VectorIndex(store, counting)
+    sync_vectors(g, index, [], [], ["c1"], index_relations=False)
+    assert len(counting.texts) == 1 and store.count(CHUNKS) == 1
+    g.remove_node("ada kell")                      # re-homed: same description, another entity node
+    g.add_node("a kell", kind="entity", name="A. Kell", type="PERSON")
+    g.add_edge("c1", "a kell", description="Ada Kell wrote the report.")
+    sync_vectors(g, index, [], [], ["c1"], index_relations=False)
+    assert len(counting.texts) == 1, "an unchanged chunk text was embedded again"
+    g.edges["c1", "a kell"]["description"] = "Kell wrote the report in May."
+    sync_vectors(g, index, [], [], ["c1"], index_relations=False)
+    assert len(counting.texts) == 2 and "in May" in store.texts[CHUNKS]["c1"]
 
 
 GARDEN = ("The community garden volunteers planted tomatoes, beans and squash along the eastern beds, "

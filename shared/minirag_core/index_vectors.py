@@ -72,8 +72,9 @@ def sync_vectors(g: nx.Graph, vectors: VectorIndex, entities: Iterable[str], edg
                 upsert.append((relation_vector_id(u, v), text, {"source": u, "target": v}))
                 edge["vector_hash"] = text_hash(text)
         _upsert(vectors, RELATIONS, upsert)
-    _upsert(vectors, CHUNKS, [(c, chunk_vector_text(g, c), {"doc_id": g.nodes[c]["doc_id"]})
-                              for c in sorted(chunk_ids)])
+    chunks = [(c, chunk_vector_text(g, c), {"doc_id": g.nodes[c]["doc_id"]}) for c in sorted(chunk_ids)]
+    stored = vectors.stored_texts(CHUNKS, [c for c, _, _ in chunks])  # a chunk an alias move left as it was
+    _upsert(vectors, CHUNKS, [item for item in chunks if stored.get(item[0]) != item[1]])  # keeps its vectors
 
 
 def expected_vector_ids(graph_store: GraphStore, *, index_relations: bool) -> dict[str, set[str]]:

@@ -136,6 +136,10 @@ class VectorIndex:
             stored.difference_update(dead)
             self._invalidate(WINDOWS)
 
+    def stored_texts(self, collection: str, ids: Sequence[str]) -> dict[str, str]:
+        """The texts the store holds for ``ids`` (those present): what their vectors embed."""
+        return self.store.get_documents(collection, list(ids)) if ids else {}
+
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
             if collection == CHUNKS:

@@ -135,6 +135,9 @@ class VectorStore(Protocol):
     def get_embeddings(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of ``ids`` (those present), by id."""
 
+    def get_documents(self, collection: str, ids: Sequence[str]) -> dict[str, str]:
+        """The stored texts of ``ids`` (those present), by id."""
+
     def count(self, collection: str) -> int: ...
 
 

@@ -135,6 +135,16 @@ class ChromaVectorStore:
             out.update((i, np.asarray(e, dtype=np.float32)) for i, e in zip(found["ids"], found["embeddings"]))
         return out
 
+    def get_documents(self, collection: str, ids: Sequence[str]) -> dict[str, str]:
+        """Stored texts of the given ids (those present), fetched ``_BATCH`` ids per call."""
+        target = self._collection(collection)
+        ids = list(ids)
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), _BATCH):
+            found = target.get(ids=ids[start:start + _BATCH], include=["documents"])
+            out.update((i, d) for i, d in zip(found["ids"], found["documents"]) if d is not None)
+        return out
+
     def all_embeddings(self, collection: str) -> tuple[list[str], np.ndarray]:
         """Every id and embedding of a collection, read page by page (no id list bound)."""
         target = self._collection(collection)
