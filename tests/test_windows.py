@@ -164,6 +164,34 @@ def test_a_chunk_whose_vector_text_is_unchanged_is_not_embedded_again(embedder) 
     assert len(counting.texts) == 2 and "in May" in store.texts[CHUNKS]["c1"]
 
 
+def test_relation_vectors_are_deleted_only_where_one_was_stored(embedder) -> None:
+    import networkx as nx
+
+    from minirag_core.index_vectors import sync_vectors
+    from minirag_core.vectors import GENERIC_RELATION_KEYWORDS, RELATIONS, VectorIndex, relation_vector_id
+
+    generic = sorted(GENERIC_RELATION_KEYWORDS)[0]
+    store = _Store()
+    deleted: list[list[str]] = []
+    delete = store.delete
+    store.delete = lambda collection, ids: (deleted.append(list(ids)) if collection == RELATIONS else None,
+                                            delete(collection, ids))
+    index = VectorIndex(store, embedder)
+    g = nx.Graph()
+    for node, name in (("a", "Ada"), ("b", "Bo"), ("c", "Cy")):
+        g.add_node(node, kind="entity", name=name, type="PERSON")
+    g.add_edge("a", "b", keywords="mentor", description="Ada taught Bo.")
+    g.add_edge("a", "c", keywords=generic, description="")
+    sync_vectors(g, index, [], [("a", "b"), ("a", "c")], [], index_relations=True)
+    assert store.ids(RELATIONS) == {relation_vector_id("a", "b")}
+    assert deleted == [], "a co-occurrence edge that never had a vector was looked up to delete"
+    g.edges["a", "b"]["keywords"] = generic          # no meaning any more: its stored vector goes
+    g.remove_edge("a", "c")                            # gone: deleted whatever it had
+    sync_vectors(g, index, [], [("a", "b"), ("a", "c")], [], index_relations=True)
+    assert store.ids(RELATIONS) == set()
+    assert sorted(deleted[-1]) == sorted([relation_vector_id("a", "b"), relation_vector_id("a", "c")])
+
+
 GARDEN = ("The community garden volunteers planted tomatoes, beans and squash along the eastern beds, "
           "then mulched the paths with straw so the soil would keep its moisture through the dry weeks.")
 LAST = ("In March the lighthouse keeper Marta Olsen repaired the brass telescope on the north pier. "

@@ -58,8 +58,12 @@ def sync_vectors(g: nx.Graph, vectors: VectorIndex, entities: Iterable[str], edg
             node["vector_hash"] = text_hash(text)
     _upsert(vectors, ENTITIES, upsert)
     if index_relations:
+        # gone, or without meaning now but embedded before (its hash says so); a co-occurrence
+        # edge that never had a vector is not looked up in the store (after a crash, repair
+        # removes any vector the graph does not expect)
         dead = [relation_vector_id(u, v) for u, v in edges
-                if not g.has_edge(u, v) or not relation_has_meaning(g.edges[u, v]["keywords"])]
+                if not g.has_edge(u, v) or ("vector_hash" in g.edges[u, v]
+                                            and not relation_has_meaning(g.edges[u, v]["keywords"]))]
         vectors.delete(RELATIONS, dead)
         upsert = []
         for u, v in sorted(e for e in edges if g.has_edge(*e)):
