@@ -137,8 +137,10 @@ class VectorIndex:
             self._invalidate(WINDOWS)
 
     def stored_texts(self, collection: str, ids: Sequence[str]) -> dict[str, str]:
-        """The texts the store holds for ``ids`` (those present): what their vectors embed."""
-        return self.store.get_documents(collection, list(ids)) if ids else {}
+        """The texts the store holds for ``ids`` (those present): what their vectors embed. A
+        store without ``get_documents`` (written before it joined the protocol) reports none."""
+        read = getattr(self.store, "get_documents", None)
+        return read(collection, list(ids)) if ids and read is not None else {}
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         if ids:
