@@ -235,22 +235,6 @@ def test_numpy_encoder_agrees_with_sentence_transformers(embedder):
     assert (fast * reference).sum(axis=1).min() > 0.99999
 
 
-def test_a_long_question_is_encoded_once_for_mapping_and_retrieval(monkeypatch):
-    from minirag_core.embedding.sentence_transformer import _CACHED_TEXT_CHARS, SentenceTransformerEmbedder
-
-    embedder = SentenceTransformerEmbedder()
-    encoded: list[str] = []
-    encode = embedder._encode
-    monkeypatch.setattr(embedder, "_encode", lambda texts: encoded.extend(texts) or encode(texts))
-    question = "Which " + "very long and winding " * 12 + "question did the committee of Ada Kell answer?"
-    assert len(question) > _CACHED_TEXT_CHARS
-    first = embedder.embed([question, "Ada Kell"])   # the query mapping: question and entities
-    again = embedder.embed([question])               # answer types, then retrieval
-    embedder.embed([question])
-    assert encoded == [question, "Ada Kell"]
-    assert (first[0] == again[0]).all()
-
-
 def test_numpy_encoder_packs_a_short_batch_into_one_pass_with_the_same_vectors(embedder, monkeypatch):
     import numpy as np
 

@@ -16,7 +16,6 @@ from .base import windows_from_offsets
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _CACHED_TEXT_CHARS = 200
-_RECENT_LONG_TEXTS = 8
 
 
 class _LRU:
@@ -138,7 +137,6 @@ class SentenceTransformerEmbedder:
         self._numpy: Any = None
         self._torch_loaded = False
         self._cache = _LRU(cache_size)
-        self._recent = _LRU(_RECENT_LONG_TEXTS)  # a long question: its mapping and retrieval embed it
 
     @property
     def _model(self) -> Any:
@@ -186,7 +184,7 @@ class SentenceTransformerEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         misses: dict[str, list[int]] = {}
         for position, text in enumerate(texts):
-            cached = self._cache_for(text).get(text)
+            cached = self._cache.get(text) if len(text) <= _CACHED_TEXT_CHARS else None
             if cached is None:
                 misses.setdefault(text, []).append(position)
             else:
@@ -194,13 +192,9 @@ class SentenceTransformerEmbedder:
         if misses:
             for (text, positions), vector in zip(misses.items(), self._encode(list(misses))):
                 out[positions] = vector
-                self._cache_for(text).put(text, vector)
+                if len(text) <= _CACHED_TEXT_CHARS:
+                    self._cache.put(text, vector)
         return out
-
-    def _cache_for(self, text: str) -> _LRU:
-        """Short texts (names, most questions) in the large cache; longer ones in a small one
-        of the latest few, so a long question is encoded once per query, not once per step."""
-        return self._cache if len(text) <= _CACHED_TEXT_CHARS else self._recent
 
     def _ids(self, text: str) -> list[int]:
         return self._tokenizer.encode(text, add_special_tokens=False).ids
