@@ -96,3 +96,58 @@ def test_all_dev_questions_map(mapper, questions):
         n_with_entities += bool(ents)
         assert all(e and e == e.strip() for e in ents)
     assert n_with_entities >= 0.95 * len(questions)
+
+
+class _RecordingEmbedder:
+    """The real embedder, recording which thread embedded which texts."""
+
+    def __init__(self, inner, parallel: bool) -> None:
+        self.inner, self.parallel_embed, self.calls, self.blas = inner, parallel, [], []
+        self.name, self.dim, self.max_tokens = inner.name, inner.dim, inner.max_tokens
+
+    def embed(self, texts):
+        import threading
+
+        from threadpoolctl import threadpool_info
+
+        self.calls.append((threading.get_ident(), list(texts)))
+        self.blas.append([i["num_threads"] for i in threadpool_info()  # NumPy's BLAS (the products)
+                          if i["user_api"] == "blas" and "numpy" in i["filepath"]])
+        return self.inner.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
+        return self.inner.token_windows(text, size, overlap)
+
+
+def test_entity_names_are_embedded_beside_the_question_with_a_second_core(embedder, monkeypatch) -> None:
+    """With a thread-safe embedder and a spare core, the names go to a worker thread while the
+    question is embedded and typed, BLAS on one thread for both (two threads each driving a
+    BLAS pool would fight over the cores); the mapping is the one the single packed call gives."""
+    import threading
+
+    import minirag_core.query_mapping_offline as offline
+
+    monkeypatch.setattr(offline, "_spare_core", lambda: True)
+    question = "Which film did the director of Blue Harbor make after moving to Lisbon?"
+    mappings = {}
+    for parallel in (True, False):
+        recorder = _RecordingEmbedder(embedder, parallel)
+        mapper = OfflineQueryMapper(recorder)
+        mapper.typer.type_vectors  # the typer's own vectors, embedded before the question
+        recorder.calls.clear()
+        recorder.blas.clear()
+        mappings[parallel] = mapper.map_query(question, {})
+        entities = mappings[parallel].entities
+        assert entities
+        me = threading.get_ident()
+        if parallel:
+            assert any(t != me and texts == entities for t, texts in recorder.calls)
+            assert (me, [question]) in recorder.calls
+            assert all(counts and max(counts) == 1 for counts in recorder.blas), recorder.blas
+        else:
+            assert recorder.calls[0] == (me, [question, *entities])
+            assert all(t == me for t, _ in recorder.calls)
+    assert mappings[True] == mappings[False]

@@ -67,6 +67,28 @@ def test_inserts_and_deletes_give_the_graph_of_a_one_shot_build(built, embedder,
     assert stored.graph_store.stats() == {"chunks": 0, "entities": 0, "relations": 0, "mentions": 0}
 
 
+def test_chunk_links_held_in_memory_answer_as_the_table_does(built, tmp_path) -> None:
+    """``entity_chunk_ids`` reads the in-memory links: the networkx store's and the table's
+    answer for every entity, a chunk id and an unknown id, and a write is seen at once."""
+    local, stored = built
+    store = stored.graph_store
+    asked = [*store.entity_ids(), store.chunk_ids()[0], "no such id"]
+    assert store.entity_chunk_ids(asked) == local.graph_store.entity_chunk_ids(asked)
+    assert store.entity_chunk_ids(asked) == store._mention_lists(asked, "entity", "chunk")
+    assert store._links is not None and len(store._links.indices) == store.stats()["mentions"]
+    fresh = SQLiteGraphStore(tmp_path / "g.sqlite")
+    _one_chunk(fresh)
+    fresh.save()
+    assert fresh.entity_chunk_ids(["A", "C"]) == {"A": ["c1"]}
+    g = fresh.working_graph(["c1"], ["A"])
+    g.add_node("c2", kind="chunk", doc_id="d", order=1, text="A and C.", n_tokens=3, relations=[], subjects=[])
+    for e in ("A", "C"):
+        add_entity_record(g, e, "c2", {"name": e, "type": "PERSON", "description": f"{e} in c2"})
+        g.add_edge(e, "c2", kind="mention", description=f"{e} in c2")
+    fresh.save(Change(["c2", "A", "C"], [("A", "c2"), ("C", "c2")], {"documents": []}))
+    assert fresh.entity_chunk_ids(["A", "C"]) == {"A": ["c1", "c2"], "C": ["c2"]}
+
+
 def test_k_hop_expansion_matches_the_networkx_store(built) -> None:
     assert_same_expansion(*built)
 

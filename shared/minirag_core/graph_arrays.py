@@ -71,6 +71,34 @@ def _row_starts(rows: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
 
 
+class ChunkLinks:
+    """Every entity's chunks (its entity-chunk edges) as CSR rows of positions into the sorted
+    chunk ids: for a store whose mentions live on disk, a query's links become array slices."""
+
+    def __init__(self, entity_position: dict[str, int], chunk_ids: list[str],
+                 mentions: Iterable[tuple[str, str]]) -> None:
+        """``entity_position``: entity id -> row (every entity); ``chunk_ids`` sorted;
+        ``mentions`` (entity, chunk) pairs, those naming an unknown id are skipped."""
+        self.entity_position, self.chunk_ids = entity_position, chunk_ids
+        chunk_position = {c: i for i, c in enumerate(chunk_ids)}
+        pairs = [(entity_position.get(e, -1), chunk_position.get(c, -1)) for e, c in mentions]
+        rows = np.array([e for e, c in pairs if e >= 0 and c >= 0], np.int64)
+        cols = np.array([c for e, c in pairs if e >= 0 and c >= 0], np.int64)
+        order = np.lexsort((cols, rows))
+        self.indices = cols[order]
+        self.indptr = _row_starts(rows, len(entity_position))
+
+    def chunk_lists(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each known entity, its chunk ids in sorted order (unknown ids are left out)."""
+        found: dict[str, list[str]] = {}
+        chunk_ids, indptr = self.chunk_ids, self.indptr
+        for entity in entity_ids:
+            row = self.entity_position.get(entity)
+            if row is not None:
+                found[entity] = [chunk_ids[j] for j in self.indices[indptr[row]:indptr[row + 1]].tolist()]
+        return found
+
+
 @dataclass
 class Subgraph:
     """Entity nodes near the seeds (sorted ids, with hop and type) and the relation edges

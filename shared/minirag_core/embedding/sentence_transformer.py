@@ -117,6 +117,9 @@ class SentenceTransformerEmbedder:
     :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0`` turns it off).
     """
 
+    #: ``embed`` may be called from several threads at once (small batches then run side by side)
+    parallel_embed = True
+
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
                  batch_size: int = 64, cache_size: int = 50_000, bf16: bool | None = None) -> None:
         from tokenizers import Tokenizer
@@ -155,14 +158,15 @@ class SentenceTransformerEmbedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         short = all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
         query_sized = short and len(texts) <= _QUERY_BATCH
-        with self._lock:  # torch modules are not re-entrant across threads
-            if short and len(texts) <= _SMALL_BATCH and not self._torch_loaded:
-                if self._numpy is None:
-                    from .numpy_bert import NumpyBertEncoder
+        with self._lock:  # torch modules are not re-entrant across threads (the NumPy pass is)
+            if not (short and len(texts) <= _SMALL_BATCH and not self._torch_loaded):
+                return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
+            if self._numpy is None:
+                from .numpy_bert import NumpyBertEncoder
 
-                    self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
-                return self._numpy.encode(texts)
-            return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
+                self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
+            encoder = self._numpy
+        return encoder.encode(texts)
 
     def _encode_torch(self, texts: list[str], bf16: bool | None = None) -> np.ndarray:
         import torch

@@ -30,7 +30,7 @@ import networkx as nx
 
 from ..aliases import alias_surname
 from ..graph import CHUNK, ENTITY, RELATION
-from ..graph_arrays import RelationArrays, _edge_columns, bounded_expansion
+from ..graph_arrays import ChunkLinks, RelationArrays, _edge_columns, bounded_expansion
 from .base import Change, change_items, rank_type_pool
 from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
                              mention_row, stored_json, write_records)
@@ -87,6 +87,7 @@ class SQLiteGraphStore:
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
         self._arrays: RelationArrays | None = None
+        self._links: ChunkLinks | None = None
         self.reload_if_changed()
 
     def __repr__(self) -> str:
@@ -119,9 +120,10 @@ class SQLiteGraphStore:
             return True
 
     def changed(self) -> None:
-        """Forget the relation arrays (the index calls this after every write)."""
+        """Forget the relation arrays and chunk links (the index calls this after every write)."""
         with self.lock:
             self._arrays = None
+            self._links = None
 
     def documents(self) -> dict[str, dict[str, Any]]:
         return self._documents
@@ -308,8 +310,23 @@ class SQLiteGraphStore:
         return found
 
     def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
-        """For each entity, its chunk ids (read from the covering index, not the mention rows)."""
-        return self._mention_lists(entity_ids, "entity", "chunk")
+        """For each entity, its chunk ids (from the in-memory links; any other id present, such
+        as a chunk's, gets its list from the table)."""
+        wanted = list(dict.fromkeys(entity_ids))
+        found = self._chunk_links().chunk_lists(wanted)
+        rest = [i for i in wanted if i not in found]
+        if rest:
+            found.update(self._mention_lists(rest, "entity", "chunk"))
+        return {i: found[i] for i in wanted if i in found}
+
+    def _chunk_links(self) -> ChunkLinks:
+        """Every entity-chunk edge as arrays (ids only), built once per graph version: a query's
+        links are thousands of rows, read from memory instead of the table."""
+        with self.lock:
+            if self._links is None:
+                self._links = ChunkLinks(self.relation_arrays().position, self.chunk_ids(),
+                                         self.db.execute("SELECT entity, chunk FROM mentions"))
+            return self._links
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = list(dict.fromkeys(chunk_ids))
