@@ -128,9 +128,9 @@ def test_entity_names_are_embedded_beside_the_question_with_a_second_core(embedd
     BLAS pool would fight over the cores); the mapping is the one the single packed call gives."""
     import threading
 
-    import minirag_core.query_mapping_offline as offline
+    import minirag_core.concurrency as concurrency
 
-    monkeypatch.setattr(offline, "_spare_core", lambda: True)
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
     question = "Which film did the director of Blue Harbor make after moving to Lisbon?"
     mappings = {}
     for parallel in (True, False):

@@ -1,10 +1,39 @@
-"""A readers-writer lock: many queries at once, a writer alone."""
+"""A readers-writer lock (many queries at once, a writer alone), and a query's two
+independent halves run side by side on a spare core."""
 
 from __future__ import annotations
 
+import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
+
+from .scores import one_blas_thread
+
+T = TypeVar("T")
+
+
+def spare_core() -> bool:
+    """Whether this process may run on more than one core."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) > 1
+    return (os.cpu_count() or 1) > 1
+
+
+@contextmanager
+def beside(job: Callable[[], T], allowed: bool = True) -> Iterator[Future[T] | None]:
+    """Run ``job`` in a worker thread while the block runs, when ``allowed`` (its callees are
+    safe to call from two threads) and a second core exists; yields its future, else ``None``
+    (the caller then does the work itself). BLAS runs on one thread meanwhile, so the two
+    threads' products do not fight over the cores; leaving the block waits for the job."""
+    if not (allowed and spare_core()):
+        yield None
+        return
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(job)
+        yield future
+        future.result()
 
 
 class ReadWriteLock:

@@ -3,35 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import Any, Iterator
 
 import numpy as np
 
+from .concurrency import beside
 from .entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query, new_typer
 from .extraction.query_entities import extract_query_entities
-from .scores import one_blas_thread
 from .types import QueryMapping
-
-
-def _spare_core() -> bool:
-    return len(os.sched_getaffinity(0)) > 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) > 1
-
-
-@contextmanager
-def _side_by_side(embedder: Any, texts: list[str]) -> Iterator[Future | None]:
-    """Embed ``texts`` in a worker thread for the duration of the block (``None`` when the
-    embedder is not safe to call from two threads, there is no second core, or no text): two
-    small passes on two cores take about the time of one, a packed pass of both about 1.4x."""
-    if not texts or not getattr(embedder, "parallel_embed", False) or not _spare_core():
-        yield None
-        return
-    with one_blas_thread(), ThreadPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(embedder.embed, texts)
-        yield future
-        future.result()
 
 
 class OfflineQueryMapper:
@@ -82,7 +60,8 @@ class OfflineQueryMapper:
         # retrieval embeds the query and its entities next (the embedder's cache then serves
         # them): both in one pass, or with a second core the names beside the query's typing
         embedder = self.typer.embedder
-        with _side_by_side(embedder, entities) as names:
+        parallel = bool(entities) and getattr(embedder, "parallel_embed", False)
+        with beside(lambda: embedder.embed(entities), parallel) as names:
             embedder.embed([query] if names is not None else [query, *entities])
             types = answer_types_for_query(query, typer=self.typer, k=self.max_types)
         pool_types = [t for t in (type_pool or {}) if t]
