@@ -248,19 +248,19 @@ def configure_threads(n: int | None) -> int | None:
 
 
 class SystemCaches:
-    """Gives every system its own copy of the embedder's caches of texts.
+    """Gives every system its own copy of the embedder's cache of texts.
 
     The core's embedder keeps an LRU of short texts (queries, query entities, type
-    descriptions) and a small one of the latest long texts. When systems run one after another
+    descriptions). When systems run one after another
     on the same question, the first would pay for embedding the question and the others would
     get it free. ``snapshot()`` (after warm-up) records the shared steady state; ``use(system)``
-    swaps in that system's own caches, which then evolve exactly as if the system ran alone
+    swaps in that system's own cache, which then evolves exactly as if the system ran alone
     over the questions — while the systems still interleave per question, so machine noise
     hits them alike."""
 
     def __init__(self, index) -> None:
         embedder = getattr(index, "embedder", None)
-        self._caches = [c for c in (getattr(embedder, n, None) for n in ("_cache", "_recent"))
+        self._caches = [c for c in [getattr(embedder, "_cache", None)]
                         if c is not None and isinstance(getattr(c, "_data", None), dict)
                         and getattr(c, "_lock", None) is not None]
         self.available = bool(self._caches)

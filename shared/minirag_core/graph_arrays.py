@@ -81,9 +81,10 @@ class ChunkLinks:
         ``mentions`` (entity, chunk) pairs, those naming an unknown id are skipped."""
         self.entity_position, self.chunk_ids = entity_position, chunk_ids
         chunk_position = {c: i for i, c in enumerate(chunk_ids)}
-        pairs = [(entity_position.get(e, -1), chunk_position.get(c, -1)) for e, c in mentions]
-        rows = np.array([e for e, c in pairs if e >= 0 and c >= 0], np.int64)
-        cols = np.array([c for e, c in pairs if e >= 0 and c >= 0], np.int64)
+        pairs = np.fromiter(((entity_position.get(e, -1), chunk_position.get(c, -1)) for e, c in mentions),
+                            dtype=np.dtype((np.int64, 2))).reshape(-1, 2)
+        pairs = pairs[(pairs >= 0).all(axis=1)]
+        rows, cols = pairs[:, 0], pairs[:, 1]
         order = np.lexsort((cols, rows))
         self.indices = cols[order]
         self.indptr = _row_starts(rows, len(entity_position))

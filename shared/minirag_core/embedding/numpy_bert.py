@@ -38,6 +38,11 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + erf(x * _INV_SQRT2))
 
 
+def _normalised(pooled: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length, as float32."""
+    return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
 #: padding a batch may add (in tokens) before a longer text starts a new batch instead
 _PADDING_SLACK = 8
 #: texts of up to this many word pieces in all are encoded in one packed pass: for a short
@@ -119,9 +124,7 @@ class NumpyBertEncoder:
         bias = np.where(text_of[:, None] == text_of[None, :], 0.0, np.finfo(np.float32).min).astype(np.float32)
         x = self._forward(ids[None], types[None], positions, bias[None, None])[0]
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        pooled = np.add.reduceat(x, starts, axis=0) / np.asarray(lengths, dtype=np.float32)[:, None]
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return _normalised(np.add.reduceat(x, starts, axis=0) / np.asarray(lengths, dtype=np.float32)[:, None])
 
     def _encode_padded(self, texts: list[str]) -> np.ndarray:
         """One batch padded to its longest text (padding masked out of attention and pooling)."""
@@ -131,9 +134,7 @@ class NumpyBertEncoder:
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         x = self._forward(ids, types, np.arange(ids.shape[1]), bias)
-        pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return _normalised((x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9))
 
     def _forward(self, ids: np.ndarray, types: np.ndarray, positions: np.ndarray, bias: np.ndarray) -> np.ndarray:
         """Hidden states (n, length, hidden) of token rows ``ids`` (n, length); ``bias`` is added
