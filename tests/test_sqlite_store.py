@@ -69,7 +69,8 @@ def test_inserts_and_deletes_give_the_graph_of_a_one_shot_build(built, embedder,
 
 def test_chunk_links_held_in_memory_answer_as_the_table_does(built, tmp_path) -> None:
     """``entity_chunk_ids`` reads the in-memory links: the networkx store's and the table's
-    answer for every entity, a chunk id and an unknown id, and a write is seen at once."""
+    answer for every entity, a chunk id and an unknown id; a write is seen at once, and the
+    links are built without the relation arrays."""
     local, stored = built
     store = stored.graph_store
     asked = [*store.entity_ids(), store.chunk_ids()[0], "no such id"]
@@ -80,6 +81,7 @@ def test_chunk_links_held_in_memory_answer_as_the_table_does(built, tmp_path) ->
     _one_chunk(fresh)
     fresh.save()
     assert fresh.entity_chunk_ids(["A", "C"]) == {"A": ["c1"]}
+    assert fresh._arrays is None  # the links alone: light mode never builds the relation arrays
     g = fresh.working_graph(["c1"], ["A"])
     g.add_node("c2", kind="chunk", doc_id="d", order=1, text="A and C.", n_tokens=3, relations=[], subjects=[])
     for e in ("A", "C"):

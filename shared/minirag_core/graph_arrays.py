@@ -138,12 +138,13 @@ class RelationArrays:
     """Every relation edge of a graph as CSR rows, strongest neighbour first (then by id)."""
 
     def __init__(self, ids: list[str], types: list[str], edges: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 edge_attrs: EdgeAttrs, max_neighbors: int = 40) -> None:
-        """``ids`` sorted; ``edges`` as (left, right, weight) columns of positions in ``ids``;
-        ``edge_attrs(pairs)`` the relations' stored attributes by pair (empty if a write removed one)."""
+                 edge_attrs: EdgeAttrs, max_neighbors: int = 40, position: dict[str, int] | None = None) -> None:
+        """``ids`` sorted (``position``: id -> index, when the caller has it); ``edges`` as (left,
+        right, weight) columns of positions in ``ids``; ``edge_attrs(pairs)`` the relations' stored
+        attributes by pair (empty if a write removed one)."""
         self.max_neighbors = max_neighbors
         self.ids, self.types, self.edge_attrs = ids, types, edge_attrs
-        self.position = {n: i for i, n in enumerate(ids)}
+        self.position = position if position is not None else {n: i for i, n in enumerate(ids)}
         rows, cols, weights = _both_ways(*edges)
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]

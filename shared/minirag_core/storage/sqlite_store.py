@@ -10,7 +10,8 @@ writes are noticed). Records live in rows of their own (``sqlite_records``), so 
 thousands of chunks is one short row, and a write reads and writes the records of its chunks only.
 
 Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
-(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version; every other
+(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version, and the chunks
+linked to each entity come from arrays of ids read with them (``ChunkLinks``); every other
 read is an indexed query (``entity_subgraph`` asks the table for each expanded entity's strongest
 neighbours, so light mode never reads the whole graph). A write loads only what it reads and changes
 (``working_graph``, with the entities sharing a surname with what it touches, so aliases
@@ -88,6 +89,7 @@ class SQLiteGraphStore:
         self._seq: int | None = None
         self._arrays: RelationArrays | None = None
         self._links: ChunkLinks | None = None
+        self._entities: tuple[list[str], list[str], dict[str, int]] | None = None
         self.reload_if_changed()
 
     def __repr__(self) -> str:
@@ -122,8 +124,7 @@ class SQLiteGraphStore:
     def changed(self) -> None:
         """Forget the relation arrays and chunk links (the index calls this after every write)."""
         with self.lock:
-            self._arrays = None
-            self._links = None
+            self._arrays = self._links = self._entities = None
 
     def documents(self) -> dict[str, dict[str, Any]]:
         return self._documents
@@ -243,14 +244,21 @@ class SQLiteGraphStore:
         """Every relation edge as arrays (numbers and weights only), built once per graph version."""
         with self.lock:
             if self._arrays is None:
-                entities = self._rows("SELECT id, type FROM nodes WHERE kind = 'entity'")
-                entities.sort()
-                position = {e: i for i, (e, _) in enumerate(entities)}
+                ids, types, position = self._entity_rows()
                 edges = _edge_columns([(position[u], position[v], w)
                                        for u, v, w in self.db.execute("SELECT u, v, weight FROM relations")])
-                self._arrays = RelationArrays([e for e, _ in entities], [str(t or "") for _, t in entities], edges,
-                                              self._relation_attrs, self.MAX_NEIGHBORS)
+                self._arrays = RelationArrays(ids, types, edges, self._relation_attrs, self.MAX_NEIGHBORS, position)
             return self._arrays
+
+    def _entity_rows(self) -> tuple[list[str], list[str], dict[str, int]]:
+        """Every entity's id (sorted), type and position, read once per graph version for the
+        relation arrays and the chunk links (light mode reads the links alone)."""
+        with self.lock:
+            if self._entities is None:
+                rows = sorted(self._rows("SELECT id, type FROM nodes WHERE kind = 'entity'"))
+                ids = [e for e, _ in rows]
+                self._entities = (ids, [str(t or "") for _, t in rows], {e: i for i, e in enumerate(ids)})
+            return self._entities
 
     def _relation_attrs(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
         """Weight, keywords and description of the relations between the given pairs (one query)."""
@@ -324,7 +332,7 @@ class SQLiteGraphStore:
         links are thousands of rows, read from memory instead of the table."""
         with self.lock:
             if self._links is None:
-                self._links = ChunkLinks(self.relation_arrays().position, self.chunk_ids(),
+                self._links = ChunkLinks(self._entity_rows()[2], self.chunk_ids(),
                                          self.db.execute("SELECT entity, chunk FROM mentions"))
             return self._links
 
