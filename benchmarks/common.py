@@ -248,31 +248,26 @@ def configure_threads(n: int | None) -> int | None:
 
 
 class SystemCaches:
-    """Gives every system its own copy of the embedder's cache of texts.
+    """Gives every system its own copy of the embedder's cache of short texts.
 
     The core's embedder keeps an LRU of short texts (queries, query entities, type
-    descriptions). When systems run one after another
-    on the same question, the first would pay for embedding the question and the others would
-    get it free. ``snapshot()`` (after warm-up) records the shared steady state; ``use(system)``
-    swaps in that system's own cache, which then evolves exactly as if the system ran alone
-    over the questions — while the systems still interleave per question, so machine noise
-    hits them alike."""
+    descriptions). When systems run one after another on the same question, the first would
+    pay for embedding the question and the others would get it free. ``snapshot()`` (after
+    warm-up) records the shared steady state; ``use(system)`` swaps in that system's own
+    cache, which then evolves exactly as if the system ran alone over the questions — while
+    the systems still interleave per question, so machine noise hits them alike."""
 
     def __init__(self, index) -> None:
-        embedder = getattr(index, "embedder", None)
-        self._caches = [c for c in [getattr(embedder, "_cache", None)]
-                        if c is not None and isinstance(getattr(c, "_data", None), dict)
-                        and getattr(c, "_lock", None) is not None]
-        self.available = bool(self._caches)
-        self._base: list[Any] | None = None
-        self._per: dict[str, list[Any]] = {}
+        self._cache = getattr(getattr(index, "embedder", None), "_cache", None)
+        self.available = (self._cache is not None and isinstance(getattr(self._cache, "_data", None), dict)
+                          and getattr(self._cache, "_lock", None) is not None)
+        self._base = None
+        self._per: dict[str, Any] = {}
 
     def snapshot(self) -> None:
         if self.available:
-            self._base = []
-            for cache in self._caches:
-                with cache._lock:
-                    self._base.append(cache._data.copy())
+            with self._cache._lock:
+                self._base = self._cache._data.copy()
 
     def forget(self) -> None:
         """Start every system again from the snapshot (e.g. before another pass over the questions)."""
@@ -281,9 +276,7 @@ class SystemCaches:
     def use(self, system: str) -> None:
         if not self.available:
             return
-        if system not in self._per:
-            base = self._base if self._base is not None else [c._data for c in self._caches]
-            self._per[system] = [data.copy() for data in base]
-        for cache, data in zip(self._caches, self._per[system]):
-            with cache._lock:
-                cache._data = data
+        with self._cache._lock:
+            if system not in self._per:
+                self._per[system] = (self._base if self._base is not None else self._cache._data).copy()
+            self._cache._data = self._per[system]
