@@ -1,10 +1,12 @@
-"""What one embedding call costs, by path (NumPy forward pass or torch) and torch threads, on the
-texts an index embeds: entity names, relation texts and chunk windows of a built workdir.
+"""What one embedding call costs, by path (the small-batch encoder on ONNX Runtime or NumPy, or
+torch) and threads, on the texts an index embeds: entity names, relation texts and chunk windows
+of a built workdir; and what a query-sized call costs (a window's first sentence with five names).
 
     .venv/bin/python benchmarks/bench_embed.py --workdir /tmp/w/lihuaworld.workdir
 
-Prints wall and CPU seconds per 1000 texts for each (kind, path, threads, torch batch size); all
-variants run in one process, interleaved over ``--repeat`` rounds, so machine load hits them alike.
+Prints wall and CPU seconds per 1000 texts for each (kind, path, threads, torch batch size), and
+milliseconds per query-sized call for each path on one thread; all variants run in one process,
+interleaved over ``--repeat`` rounds, so machine load hits them alike.
 """
 
 from __future__ import annotations
@@ -50,12 +52,13 @@ def main(argv=None) -> dict:
     import torch
     from threadpoolctl import threadpool_limits
 
-    from minirag_core.embedding.numpy_bert import NumpyBertEncoder
+    from minirag_core.embedding.bert_encoder import BertEncoder
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder, _load
 
     texts = workdir_texts(args.workdir, args.n)
     embedder = SentenceTransformerEmbedder()
-    numpy_encoder = NumpyBertEncoder(embedder.model_path, embedder.max_tokens)
+    encoders = {runtime: BertEncoder(embedder.model_path, embedder.max_tokens, runtime)
+                for runtime in ("onnxruntime", "numpy")}
     model = _load(embedder.model_path)
 
     def torch_encode(size: int):
@@ -64,7 +67,11 @@ def main(argv=None) -> dict:
                                 show_progress_bar=False)
         return encode
 
-    paths = [("numpy", numpy_encoder.encode)] + [(f"torch/{size}", torch_encode(size)) for size in (16, 64)]
+    paths = [(runtime, encoder.encode) for runtime, encoder in encoders.items()]
+    paths += [(f"torch/{size}", torch_encode(size)) for size in (16, 64)]
+    queries = [[window.split(". ")[0][:200], *texts["names"][5 * i:5 * i + 5]]
+               for i, window in enumerate(texts["windows"][:50])]
+    query_ms: dict[str, list[float]] = {}
     variants = {(path, threads): fn for path, fn in paths for threads in (1, 2)}
     seconds: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
     for _ in range(args.repeat):
@@ -76,6 +83,13 @@ def main(argv=None) -> dict:
                     fn(batch)
                     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 seconds.setdefault((kind, path, threads), []).append((wall, cpu))
+        torch.set_num_threads(1)
+        with threadpool_limits(limits=1):
+            for path, fn in paths[:3]:  # the two small-batch runtimes and torch, one call per query
+                for query in queries:
+                    wall = time.perf_counter()
+                    fn(query)
+                    query_ms.setdefault(path, []).append(1000 * (time.perf_counter() - wall))
     result = {}
     print(f"seconds per 1000 texts (median of {args.repeat}); load {machine_info()['load_average']}")
     for (kind, path, threads), runs in seconds.items():
@@ -84,6 +98,9 @@ def main(argv=None) -> dict:
         cpu = float(np.median([c for _, c in runs])) * scale
         result[f"{kind}/{path}/{threads}"] = {"wall": wall, "cpu": cpu}
         print(f"  {kind:10s} {path:8s} threads={threads}  wall {wall:7.2f}  cpu {cpu:7.2f}")
+    for path, ms in query_ms.items():
+        result[f"query/{path}/1"] = {"p50_ms": float(np.median(ms))}
+        print(f"  query      {path:11s} threads=1  p50 {np.median(ms):6.1f} ms per call")
     print(json.dumps(result))
     return result
 

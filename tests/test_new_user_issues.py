@@ -225,27 +225,43 @@ def test_info_and_query_do_not_import_torch(sample_workdir):
     assert done.returncode == 0, done.stderr
 
 
-def test_numpy_encoder_agrees_with_sentence_transformers(embedder):
-    from minirag_core.embedding.numpy_bert import NumpyBertEncoder
+@pytest.mark.parametrize("runtime", ["onnxruntime", "numpy"])
+def test_small_batch_encoder_agrees_with_sentence_transformers(embedder, runtime):
+    from minirag_core.embedding.bert_encoder import BertEncoder
 
     texts = ["Where did Ada Lovelace work?", "a", "The Free Software Foundation is based in Boston, "
              "Massachusetts, and was founded by Richard Stallman in 1985."]
-    fast = NumpyBertEncoder(embedder.model_path, embedder.max_tokens).encode(texts)
+    encoder = BertEncoder(embedder.model_path, embedder.max_tokens, runtime)
+    assert encoder.forward.runtime == runtime
+    fast = encoder.encode(texts)
     reference = embedder._model.encode(texts, normalize_embeddings=True)
     assert (fast * reference).sum(axis=1).min() > 0.99999
 
 
-def test_numpy_encoder_packs_a_short_batch_into_one_pass_with_the_same_vectors(embedder, monkeypatch):
+def test_numpy_gelu_matches_the_exact_erf_form():
+    import numpy as np
+    from scipy.special import erf
+
+    from minirag_core.embedding.numpy_bert import gelu
+
+    x = np.linspace(-12, 12, 100_001, dtype=np.float32)
+    exact = 0.5 * x.astype(np.float64) * (1 + erf(x.astype(np.float64) / np.sqrt(2)))
+    assert gelu(x).dtype == np.float32
+    assert np.abs(gelu(x) - exact).max() < 1e-6
+
+
+@pytest.mark.parametrize("runtime", ["onnxruntime", "numpy"])
+def test_small_batch_encoder_packs_a_short_batch_into_one_pass_with_the_same_vectors(embedder, monkeypatch, runtime):
     import numpy as np
 
-    from minirag_core.embedding import numpy_bert
+    from minirag_core.embedding.bert_encoder import BertEncoder
 
-    encoder = numpy_bert.NumpyBertEncoder(embedder.model_path, embedder.max_tokens)
+    encoder = BertEncoder(embedder.model_path, embedder.max_tokens, runtime)
     texts = ["Who founded the society that Ada Lovelace joined in London?", "Ada Lovelace", "a", "Royal Society"]
     alone = np.concatenate([encoder._encode_padded([t]) for t in texts])
     passes: list[int] = []
-    forward = encoder._forward
-    monkeypatch.setattr(encoder, "_forward", lambda ids, *a: passes.append(ids.shape[0]) or forward(ids, *a))
+    forward = encoder.forward
+    monkeypatch.setattr(encoder, "forward", lambda ids, *a: passes.append(ids.shape[0]) or forward(ids, *a))
     packed = encoder.encode(texts)
     assert passes == [1], "a question and its names: one packed pass"
     assert (packed * alone).sum(axis=1).min() > 0.99999  # each text's vector as if encoded alone

@@ -238,19 +238,20 @@ def test_bf16_torch_batches_match_float32_vectors(monkeypatch) -> None:
     assert SentenceTransformerEmbedder().precision == "bfloat16-autocast"
 
 
-def test_queries_run_on_torch_in_float32_once_it_is_loaded(monkeypatch) -> None:
+def test_queries_run_on_torch_in_float32_once_it_is_loaded_on_the_numpy_fallback(monkeypatch) -> None:
     """Before torch is loaded a query and its entities go through the NumPy pass; after
     ``load_torch`` they run on torch, in float32 even where bfloat16 autocast is on, with the
     same vectors; batches beyond query size keep the autocast setting."""
-    from minirag_core.embedding import numpy_bert
+    from minirag_core.embedding import bert_encoder
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
+    monkeypatch.setenv("MINIRAG_BERT_RUNTIME", "numpy")
     texts = ["Who repaired the brass telescope on the north pier?", "Marta Olsen", "north pier"]
     embedder = SentenceTransformerEmbedder(bf16=True)
     on_numpy = embedder._encode(texts)
-    assert embedder._numpy is not None and not embedder._torch_loaded
+    assert embedder._bert.forward.runtime == "numpy" and not embedder._torch_loaded
     embedder.load_torch()
-    monkeypatch.setattr(numpy_bert.NumpyBertEncoder, "encode", lambda *a, **k: pytest.fail("NumPy pass used"))
+    monkeypatch.setattr(bert_encoder.BertEncoder, "encode", lambda *a, **k: pytest.fail("NumPy pass used"))
     seen = []
     original = embedder._encode_torch
     monkeypatch.setattr(embedder, "_encode_torch", lambda batch, bf16=None: seen.append(bf16) or original(batch, bf16))
@@ -258,6 +259,26 @@ def test_queries_run_on_torch_in_float32_once_it_is_loaded(monkeypatch) -> None:
     assert seen == [False] and np.abs(on_torch - on_numpy).max() < 1e-5
     embedder._encode(texts * 3)  # beyond a query's size: bfloat16 autocast as configured
     assert seen == [False, True]
+
+
+def test_queries_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> None:
+    """On ONNX Runtime (faster than torch for a query) a query and its entities stay on the
+    small-batch encoder after ``load_torch``; batches beyond query size go to torch."""
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    monkeypatch.delenv("MINIRAG_BERT_RUNTIME", raising=False)
+    texts = ["Who repaired the brass telescope on the north pier?", "Marta Olsen", "north pier"]
+    embedder = SentenceTransformerEmbedder(bf16=False)
+    before = embedder._encode(texts)
+    assert embedder._bert.forward.runtime == "onnxruntime"
+    embedder.load_torch()
+    seen = []
+    original = embedder._encode_torch
+    monkeypatch.setattr(embedder, "_encode_torch", lambda batch, bf16=None: seen.append(len(batch)) or original(batch, bf16))
+    after = embedder._encode(texts)
+    assert seen == [] and np.abs(after - before).max() < 1e-6
+    on_torch = embedder._encode(texts * 3)
+    assert seen == [9] and np.abs(on_torch[:3] - before).max() < 1e-5
 
 
 def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:

@@ -89,12 +89,13 @@ def _load(path: str) -> Any:
     return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
-#: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the NumPy
-#: encoder (no torch import: a query starts fast); larger ones by sentence-transformers. Once
-#: torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a query
-#: and its entities) run on torch in float32, as NumPy would compute them, but faster: about 18 ms
-#: for a question with its entity names against 26 ms, one thread each (at 10k chunks mini's p50
-#: fell from 54 to 43 ms: ``benchmarks/bench_scale.py --reuse`` with and without ``--torch-queries``)
+#: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the small-batch
+#: ``BertEncoder`` (no torch import: a query starts fast); larger ones by sentence-transformers.
+#: Once torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a
+#: query and its entities) stay on the encoder when it runs on ONNX Runtime (faster than torch
+#: for them: 12-16 ms for a question with five names against 22-30 ms for the question alone,
+#: one thread each); on the NumPy fallback they run on torch in float32 instead, as NumPy would
+#: compute them, but faster (18 ms against 26 ms)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _QUERY_BATCH = 8
@@ -110,8 +111,8 @@ class SentenceTransformerEmbedder:
     """Embeds with a local sentence-transformers model and counts tokens with its tokenizer.
 
     The torch model loads on the first large batch; small batches (queries, entity names)
-    go through a NumPy forward pass of the same weights, so opening an index and answering
-    a query needs no torch import. The model reads at most ``max_tokens`` word pieces;
+    go through ``BertEncoder`` (ONNX Runtime, or NumPy where that is missing) on the same
+    weights, so opening an index and answering a query needs no torch import. The model reads at most ``max_tokens`` word pieces;
     callers that embed longer text should embed ``token_windows`` of it. ``bf16`` runs the
     torch batches under bfloat16 autocast (default: on CPUs with AMX matrix units, see
     :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0`` turns it off).
@@ -137,7 +138,7 @@ class SentenceTransformerEmbedder:
         self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
-        self._numpy: Any = None
+        self._bert: Any = None
         self._torch_loaded = False
         self._cache = _LRU(cache_size)
 
@@ -148,9 +149,9 @@ class SentenceTransformerEmbedder:
         return _load(self.model_path)
 
     def load_torch(self) -> None:
-        """Load the torch model now (about 4 s): from then on queries are embedded on torch too,
-        faster per query than the NumPy pass (for a long-running process; a one-off query on an
-        existing index never needs torch)."""
+        """Load the torch model now (about 4 s): from then on batches past a query's size run on
+        torch, and on the NumPy fallback queries too (faster there than the NumPy pass; a
+        one-off query on an existing index never needs torch)."""
         with self._lock:
             _load(self.model_path)
             self._torch_loaded = True
@@ -158,15 +159,22 @@ class SentenceTransformerEmbedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         short = all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
         query_sized = short and len(texts) <= _QUERY_BATCH
-        with self._lock:  # torch modules are not re-entrant across threads (the NumPy pass is)
-            if not (short and len(texts) <= _SMALL_BATCH and not self._torch_loaded):
+        with self._lock:  # torch modules are not re-entrant across threads (the small encoder is)
+            small = short and len(texts) <= _SMALL_BATCH
+            if small and self._torch_loaded:  # torch takes more than a query; a query too if NumPy is all else
+                small = query_sized and self._small_encoder().forward.runtime != "numpy"
+            if not small:
                 return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
-            if self._numpy is None:
-                from .numpy_bert import NumpyBertEncoder
-
-                self._numpy = NumpyBertEncoder(self.model_path, self.max_tokens)
-            encoder = self._numpy
+            encoder = self._small_encoder()
         return encoder.encode(texts)
+
+    def _small_encoder(self) -> Any:
+        """The ``BertEncoder`` for small batches, built on first use (caller holds the lock)."""
+        if self._bert is None:
+            from .bert_encoder import BertEncoder
+
+            self._bert = BertEncoder(self.model_path, self.max_tokens)
+        return self._bert
 
     def _encode_torch(self, texts: list[str], bf16: bool | None = None) -> np.ndarray:
         import torch
