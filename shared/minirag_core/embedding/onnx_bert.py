@@ -6,6 +6,7 @@ less per-operation overhead): ``benchmarks/bench_embed.py``.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from typing import Any
 
@@ -109,10 +110,5 @@ class OnnxBertForward:
 
 
 def onnx_runtime_available() -> bool:
-    """True when ``onnxruntime`` and ``onnx`` import."""
-    try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when ``onnxruntime`` and ``onnx`` are installed."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnx", "onnxruntime"))

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from ..bridging import Bridge, bridge_label, bridge_scores
 from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
+from ..concurrency import beside
 from ..graph_arrays import PathSearch, answer_candidates, key_edges, relation_subgraph
 from ..path_scoring import top_paths
 from ..residual import distinct_sources, residual_scores
@@ -23,8 +24,19 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     notes: list[str] = []
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
-    seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
-                                   min_similarity=settings.seed_min_similarity)
+
+    def seeds_now() -> dict[str, dict[str, float]]:
+        return select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
+                            min_similarity=settings.seed_min_similarity)
+
+    # the entity search (a vector-store call) runs beside the question's relevance scores
+    parallel = bool(mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
+        sources.embedder, "parallel_embed", False)
+    with beside(seeds_now, parallel) as seeds_job:
+        query_vector = sources.embedder.embed([query])[0]
+        dense = sources.chunk_dense_scores(query_vector)
+        relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
+    seeds_by_entity = seeds_job.result() if seeds_job is not None else seeds_now()
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
     # the graph work on arrays (graph_arrays): same results as the networkx functions it mirrors
     subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
@@ -46,8 +58,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for path in paths:
         for node in set(path.nodes):
             entity_score[node] += path.score
-    query_vector = sources.embedder.embed([query])[0]
-    dense = sources.chunk_dense_scores(query_vector)
     graph_scores: dict[str, float] = defaultdict(float)
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     for entity, chunks in links.items():
@@ -56,7 +66,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             graph_scores[chunk_id] += entity_score[entity] * link_weight
             chunk_entities[chunk_id].append(entity)
 
-    relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
     if weights.dense or weights.lexical:
         pool = top_ids(relevance, settings.candidate_pool)
     else:  # ablation "graph only": no relevance filter, the graph term ranks on its own
