@@ -151,3 +151,37 @@ def test_entity_names_are_embedded_beside_the_question_with_a_second_core(embedd
             assert recorder.calls[0] == (me, [question, *entities])
             assert all(t == me for t, _ in recorder.calls)
     assert mappings[True] == mappings[False]
+
+
+def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypatch) -> None:
+    """A question past the embedder's short-text cache is embedded by the offline mapper and its
+    vector reused for the answer types and the chunk scores (not encoded three times); the
+    vector stays out of ``to_dict``, which remains JSON."""
+    import json
+
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    fresh = SentenceTransformerEmbedder()  # its own cache: the session embedder's may hold the question
+    index = MiniRAGIndex(tmp_path / "wd", embedder=fresh)
+    index.insert([Document("d1", "Marta Olsen repaired the brass telescope on the north pier of Halden harbour."),
+                  Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm.")])
+    question = ("After the long winter storm that damaged most of the harbour, and before the summer regatta "
+                "opened, who was it that repaired the old brass telescope standing on the north pier of "
+                "Halden harbour, and who had rebuilt that pier?")
+    assert len(question) > 200
+    encoded: list[str] = []
+    original = fresh._encode
+    monkeypatch.setattr(fresh, "_encode", lambda texts: encoded.extend(texts) or original(texts))
+    for mode in ("mini", "light"):
+        encoded.clear()
+        result = index.query(question, mode=mode)
+        assert encoded.count(question) == 1, mode
+        assert result.chunks
+        data = result.to_dict()
+        assert set(data["mapping"]) == {"entities", "answer_types", "source"}
+        json.dumps(data)
+        assert result.mapping.query_vector is not None  # the object keeps it
+    other = result.mapping
+    assert other.vector_for(fresh.name) is other.query_vector and other.vector_for("another model") is None

@@ -236,12 +236,13 @@ class EntityTyper:
             os.replace(tmp, path)
         return vectors
 
-    def zero_shot_scores(self, texts: Sequence[str]) -> np.ndarray:
-        """Per type: max cosine similarity to its description or a prototype, shape (len(texts), n_types)."""
+    def zero_shot_scores(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
+        """Per type: max cosine similarity to its description or a prototype, shape (len(texts), n_types)
+        (``vectors``: the texts' embeddings, where the caller has them)."""
         if not texts:
             return np.zeros((0, len(self.types)), dtype=np.float32)
         self.type_vectors
-        sims = self.embedder.embed(list(texts)) @ self._proto_vecs.T
+        sims = (self.embedder.embed(list(texts)) if vectors is None else vectors) @ self._proto_vecs.T
         out = np.full((len(texts), len(self.types)), -1.0, dtype=np.float32)
         for i in range(len(self.types)):
             out[:, i] = sims[:, self._proto_owner == i].max(axis=1)
@@ -284,9 +285,11 @@ class EntityTyper:
             resolved.append(t)
         return resolved
 
-    def nearest_types(self, text: str, k: int = 3, exclude: Iterable[str] = ()) -> list[str]:
-        """The ``k`` types whose descriptions are most similar to ``text``."""
-        scores = np.where(self._zs_mask > 0, self.zero_shot_scores([text])[0], -np.inf)
+    def nearest_types(self, text: str, k: int = 3, exclude: Iterable[str] = (),
+                      vector: np.ndarray | None = None) -> list[str]:
+        """The ``k`` types whose descriptions are most similar to ``text`` (``vector``: its embedding)."""
+        vectors = None if vector is None else np.asarray(vector)[None]
+        scores = np.where(self._zs_mask > 0, self.zero_shot_scores([text], vectors)[0], -np.inf)
         skip = set(exclude) | {t for t, m in zip(self.types, self._zs_mask) if m == 0}
         return [self.types[i] for i in np.argsort(-scores) if self.types[i] not in skip][:k]
 
@@ -341,12 +344,13 @@ def rule_answer_types(query: str) -> list[str]:
 
 
 def answer_types_for_query(query: str, embedder=None, *, typer: EntityTyper | None = None,
-                           k: int = 3) -> list[str]:
-    """Up to ``k`` predicted answer types: question-word rules, then zero-shot similarity to fill."""
+                           k: int = 3, vector: np.ndarray | None = None) -> list[str]:
+    """Up to ``k`` predicted answer types: question-word rules, then zero-shot similarity to fill
+    (``vector``: the query's embedding by the typer's embedder, where the caller has it)."""
     types = rule_answer_types(query)[:k]
     if len(types) < k and (typer is not None or embedder is not None):
         typer = typer or _typer_for(embedder)
-        types += typer.nearest_types(query, k - len(types), exclude=types)
+        types += typer.nearest_types(query, k - len(types), exclude=types, vector=vector)
     return types[:k]
 
 

@@ -57,17 +57,18 @@ class OfflineQueryMapper:
 
     def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         entities = extract_query_entities(query, max_entities=self.max_entities)
-        # retrieval embeds the query and its entities next (the embedder's cache then serves
-        # them): both in one pass, or with a second core the names beside the query's typing
+        # retrieval embeds the entities next (the embedder's cache then serves them) and reuses
+        # the query's vector: both in one pass, or with a second core the names beside the query's typing
         embedder = self.typer.embedder
         parallel = bool(entities) and getattr(embedder, "parallel_embed", False)
         with beside(lambda: embedder.embed(entities), parallel) as names:
-            embedder.embed([query] if names is not None else [query, *entities])
-            types = answer_types_for_query(query, typer=self.typer, k=self.max_types)
+            vector = embedder.embed([query] if names is not None else [query, *entities])[0]
+            types = answer_types_for_query(query, typer=self.typer, k=self.max_types, vector=vector)
         pool_types = [t for t in (type_pool or {}) if t]
         if pool_types:
             types = self._to_pool(types, pool_types)
-        return QueryMapping(entities=entities, answer_types=types, source="offline")
+        return QueryMapping(entities=entities, answer_types=types, source="offline", query_vector=vector,
+                            vector_model=getattr(embedder, "name", ""))
 
     async def amap_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         return await asyncio.to_thread(self.map_query, query, type_pool)

@@ -81,6 +81,14 @@ class QueryMapping:
     entities: list[str]
     answer_types: list[str]
     source: str = "model"  # "model", "offline" or "fallback"
+    #: the question's vector where the mapper embedded it, and the name of the embedder that did:
+    #: retrieval under that embedder reuses it (left out of comparisons and of ``to_dict``)
+    query_vector: Any = field(default=None, repr=False, compare=False)
+    vector_model: str = field(default="", repr=False, compare=False)
+
+    def vector_for(self, embedder_name: str) -> Any:
+        """``query_vector`` if ``embedder_name``'s embedder made it, else None."""
+        return self.query_vector if self.query_vector is not None and self.vector_model == embedder_name else None
 
 
 @dataclass
@@ -155,7 +163,15 @@ class RetrievalResult:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data (JSON-serialisable): the mapping's query vector is left out."""
+        mapping, self.mapping = self.mapping, None
+        try:
+            data = asdict(self)
+        finally:
+            self.mapping = mapping
+        data["mapping"] = None if mapping is None else {
+            "entities": list(mapping.entities), "answer_types": list(mapping.answer_types), "source": mapping.source}
+        return data
 
     def explain(self, chunk_id: str) -> ChunkExplanation:
         """The paths, key edges and answer candidates touching a retrieved chunk's entities."""

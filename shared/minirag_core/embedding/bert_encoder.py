@@ -29,20 +29,27 @@ class BertForward(Protocol):
                  bias: np.ndarray) -> np.ndarray: ...
 
 
-def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward:
-    """The forward pass on ``runtime`` ("onnxruntime" or "numpy"; default: ``MINIRAG_BERT_RUNTIME``,
-    else ONNX Runtime when it is installed)."""
-    from .onnx_bert import OnnxBertForward, onnx_runtime_available
+def bert_runtime(runtime: str | None = None) -> str:
+    """``runtime`` if given, else ``MINIRAG_BERT_RUNTIME``, else ONNX Runtime when it is installed
+    and NumPy when not."""
+    from .onnx_bert import onnx_runtime_available
 
-    runtime = runtime or os.environ.get("MINIRAG_BERT_RUNTIME") or (
+    chosen = runtime or os.environ.get("MINIRAG_BERT_RUNTIME") or (
         "onnxruntime" if onnx_runtime_available() else "numpy")
-    if runtime == "onnxruntime":
-        return OnnxBertForward(weights)
-    if runtime == "numpy":
-        from .numpy_bert import NumpyBertForward
+    if chosen not in ("onnxruntime", "numpy"):
+        raise ValueError(f"unknown BERT runtime {chosen!r}; choose onnxruntime or numpy")
+    return chosen
 
-        return NumpyBertForward(weights)
-    raise ValueError(f"unknown BERT runtime {runtime!r}; choose onnxruntime or numpy")
+
+def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward:
+    """The forward pass on ``runtime`` (see :func:`bert_runtime`)."""
+    if bert_runtime(runtime) == "onnxruntime":
+        from .onnx_bert import OnnxBertForward
+
+        return OnnxBertForward(weights)
+    from .numpy_bert import NumpyBertForward
+
+    return NumpyBertForward(weights)
 
 
 def _normalised(pooled: np.ndarray) -> np.ndarray:

@@ -89,6 +89,15 @@ def _load(path: str) -> Any:
     return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
+@lru_cache(maxsize=4)
+def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
+    """One small-batch encoder per model and runtime, shared by every embedder of it (as the
+    torch model is; its passes may run in several threads at once)."""
+    from .bert_encoder import BertEncoder
+
+    return BertEncoder(path, max_tokens, runtime)
+
+
 #: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the small-batch
 #: ``BertEncoder`` (no torch import: a query starts fast); larger ones by sentence-transformers.
 #: Once torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a
@@ -171,9 +180,9 @@ class SentenceTransformerEmbedder:
     def _small_encoder(self) -> Any:
         """The ``BertEncoder`` for small batches, built on first use (caller holds the lock)."""
         if self._bert is None:
-            from .bert_encoder import BertEncoder
+            from .bert_encoder import bert_runtime
 
-            self._bert = BertEncoder(self.model_path, self.max_tokens)
+            self._bert = _small_batch_encoder(self.model_path, self.max_tokens, bert_runtime())
         return self._bert
 
     def _encode_torch(self, texts: list[str], bf16: bool | None = None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Shared last step of every mode: turn ranked chunk ids into ``ScoredChunk``s."""
+"""Shared steps of every mode: the question's vector, and ranked chunk ids turned into ``ScoredChunk``s."""
 
 from __future__ import annotations
 
@@ -6,8 +6,16 @@ from typing import Any, Mapping
 
 from ..chunk_ranking import fit_budget
 from ..settings import RetrievalSettings
-from ..types import ScoredChunk
+from ..types import QueryMapping, ScoredChunk
 from .sources import RetrievalSources
+
+
+def query_vector(sources: RetrievalSources, query: str, mapping: QueryMapping | None = None) -> Any:
+    """The question's vector: the mapping's where the sources' embedder made it (a question
+    past the embedder's short-text cache is then encoded once per query), else embedded now."""
+    embedder = sources.embedder
+    known = mapping.vector_for(getattr(embedder, "name", "")) if mapping is not None else None
+    return known if known is not None else embedder.embed([query])[0]
 
 
 def considered(settings: RetrievalSettings) -> int:

@@ -18,7 +18,7 @@ from ..chunk_ranking import max_normalised, specificity, top_ids
 from ..seed_selection import nearest_entities
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, RetrievalResult
-from .common import considered, materialise
+from .common import considered, materialise, query_vector
 from .sources import RetrievalSources
 
 LIGHT_ENTITIES_PER_KEYWORD = 10
@@ -45,7 +45,7 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         for entity_id, similarity in nearest:
             # rounded: vector stores differ in the last float digits, and ties must break alike
             entities[entity_id] = max(round(similarity, 5), entities.get(entity_id, 0.0))
-    dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
+    dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
     matched = sorted(e for e, similarity in entities.items() if similarity >= settings.seed_min_similarity)
     about = {e: set(chunks) for e, chunks in sources.graph.subject_chunks(matched).items()}
     for entity_id, chunks in sources.graph.entity_chunk_ids(matched).items():

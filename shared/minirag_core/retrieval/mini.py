@@ -15,7 +15,7 @@ from ..residual import distinct_sources, residual_scores
 from ..seed_selection import select_seeds
 from ..settings import RetrievalSettings
 from ..types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
-from .common import considered, materialise
+from .common import considered, materialise, query_vector
 from .sources import RetrievalSources
 
 
@@ -33,8 +33,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     parallel = bool(mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
         sources.embedder, "parallel_embed", False)
     with beside(seeds_now, parallel) as seeds_job:
-        query_vector = sources.embedder.embed([query])[0]
-        dense = sources.chunk_dense_scores(query_vector)
+        dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
         relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
     seeds_by_entity = seeds_job.result() if seeds_job is not None else seeds_now()
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
