@@ -185,3 +185,5 @@ def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypat
         assert result.mapping.query_vector is not None  # the object keeps it
     other = result.mapping
     assert other.vector_for(fresh.name) is other.query_vector and other.vector_for("another model") is None
+    other.vector_model = ""  # an embedder without a name: never reused
+    assert other.vector_for("") is None

@@ -88,7 +88,8 @@ class QueryMapping:
 
     def vector_for(self, embedder_name: str) -> Any:
         """``query_vector`` if ``embedder_name``'s embedder made it, else None."""
-        return self.query_vector if self.query_vector is not None and self.vector_model == embedder_name else None
+        same = self.query_vector is not None and bool(self.vector_model) and self.vector_model == embedder_name
+        return self.query_vector if same else None
 
 
 @dataclass
