@@ -303,3 +303,19 @@ def test_license_is_an_spdx_string():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["license"] == "MIT"
     assert any(r.startswith("setuptools>=77") for r in project["build-system"]["requires"])
+
+
+def test_small_batch_encoder_falls_back_to_numpy_when_onnx_runtime_cannot_load(embedder, monkeypatch, caplog):
+    from minirag_core.embedding import bert_encoder, onnx_bert
+
+    def broken(self, weights):
+        raise RuntimeError("opset 20 not supported")
+
+    monkeypatch.setattr(onnx_bert.OnnxBertForward, "__init__", broken)
+    monkeypatch.delenv("MINIRAG_BERT_RUNTIME", raising=False)
+    with caplog.at_level("WARNING", logger="minirag_core"):
+        encoder = bert_encoder.BertEncoder(embedder.model_path, embedder.max_tokens)
+    assert encoder.forward.runtime == "numpy" and "NumPy pass" in caplog.text
+    assert encoder.encode(["Ada Lovelace"]).shape == (1, 384)
+    with pytest.raises(RuntimeError, match="opset 20"):  # asked for by name: the error, not a fallback
+        bert_encoder.BertEncoder(embedder.model_path, embedder.max_tokens, "onnxruntime")

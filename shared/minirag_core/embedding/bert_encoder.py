@@ -9,6 +9,7 @@ with it to about 1e-6 in cosine similarity (tested).
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Protocol
@@ -17,6 +18,8 @@ import numpy as np
 
 from ..scores import one_blas_thread
 from .bert_weights import BertWeights
+
+logger = logging.getLogger("minirag_core")
 
 
 class BertForward(Protocol):
@@ -42,11 +45,18 @@ def bert_runtime(runtime: str | None = None) -> str:
 
 
 def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward:
-    """The forward pass on ``runtime`` (see :func:`bert_runtime`)."""
+    """The forward pass on ``runtime`` (see :func:`bert_runtime`). Where ONNX Runtime was picked
+    by default but cannot run the graph (an install too old for opset 20, say), NumPy with a
+    warning; where it was asked for, the error."""
     if bert_runtime(runtime) == "onnxruntime":
         from .onnx_bert import OnnxBertForward
 
-        return OnnxBertForward(weights)
+        try:
+            return OnnxBertForward(weights)
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
+            if runtime or os.environ.get("MINIRAG_BERT_RUNTIME"):
+                raise
+            logger.warning("ONNX Runtime could not load the encoder (%s); using the NumPy pass", exc)
     from .numpy_bert import NumpyBertForward
 
     return NumpyBertForward(weights)
