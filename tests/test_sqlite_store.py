@@ -76,19 +76,27 @@ def test_chunk_links_held_in_memory_answer_as_the_table_does(built, tmp_path) ->
     asked = [*store.entity_ids(), store.chunk_ids()[0], "no such id"]
     assert store.entity_chunk_ids(asked) == local.graph_store.entity_chunk_ids(asked)
     assert store.entity_chunk_ids(asked) == store._mention_lists(asked, "entity", "chunk")
-    assert store._links is not None and len(store._links.indices) == store.stats()["mentions"]
+    assert len(store._links[False].indices) == store.stats()["mentions"]
+    # the chunks about each entity (bridges, light mode): from in-memory links too
+    table: dict[str, list[str]] = {}
+    for entity, chunk in store._rows("SELECT entity, chunk FROM mentions WHERE subject = 1 ORDER BY entity, chunk"):
+        table.setdefault(entity, []).append(chunk)
+    assert table and store.subject_chunks(asked) == local.graph_store.subject_chunks(asked) == {
+        e: table[e] for e in asked if e in table}
     fresh = SQLiteGraphStore(tmp_path / "g.sqlite")
     _one_chunk(fresh)
     fresh.save()
     assert fresh.entity_chunk_ids(["A", "C"]) == {"A": ["c1"]}
+    assert fresh.subject_chunks(["C", "A", "B", "A"]) == {"A": ["c1"]}
     assert fresh._arrays is None  # the links alone: light mode never builds the relation arrays
     g = fresh.working_graph(["c1"], ["A"])
-    g.add_node("c2", kind="chunk", doc_id="d", order=1, text="A and C.", n_tokens=3, relations=[], subjects=[])
+    g.add_node("c2", kind="chunk", doc_id="d", order=1, text="A and C.", n_tokens=3, relations=[], subjects=["C"])
     for e in ("A", "C"):
         add_entity_record(g, e, "c2", {"name": e, "type": "PERSON", "description": f"{e} in c2"})
         g.add_edge(e, "c2", kind="mention", description=f"{e} in c2")
     fresh.save(Change(["c2", "A", "C"], [("A", "c2"), ("C", "c2")], {"documents": []}))
     assert fresh.entity_chunk_ids(["A", "C"]) == {"A": ["c1", "c2"], "C": ["c2"]}
+    assert fresh.subject_chunks(["A", "C"]) == {"A": ["c1"], "C": ["c2"]}
 
 
 def test_k_hop_expansion_matches_the_networkx_store(built) -> None:

@@ -88,7 +88,7 @@ class SQLiteGraphStore:
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
         self._arrays: RelationArrays | None = None
-        self._links: ChunkLinks | None = None
+        self._links: dict[bool, ChunkLinks] = {}  # every entity-chunk edge (False), subject edges (True)
         self._entities: tuple[list[str], list[str], dict[str, int]] | None = None
         self.reload_if_changed()
 
@@ -124,7 +124,8 @@ class SQLiteGraphStore:
     def changed(self) -> None:
         """Forget the relation arrays and chunk links (the index calls this after every write)."""
         with self.lock:
-            self._arrays = self._links = self._entities = None
+            self._arrays = self._entities = None
+            self._links = {}
 
     def documents(self) -> dict[str, dict[str, Any]]:
         return self._documents
@@ -327,14 +328,14 @@ class SQLiteGraphStore:
             found.update(self._mention_lists(rest, "entity", "chunk"))
         return {i: found[i] for i in wanted if i in found}
 
-    def _chunk_links(self) -> ChunkLinks:
-        """Every entity-chunk edge as arrays (ids only), built once per graph version: a query's
-        links are thousands of rows, read from memory instead of the table."""
+    def _chunk_links(self, subjects: bool = False) -> ChunkLinks:
+        """Every entity-chunk edge (or every edge to a chunk about the entity) as arrays of ids,
+        built once per graph version: a query's links are thousands of rows, read from memory."""
         with self.lock:
-            if self._links is None:
-                self._links = ChunkLinks(self._entity_rows()[2], self.chunk_ids(),
-                                         self.db.execute("SELECT entity, chunk FROM mentions"))
-            return self._links
+            if subjects not in self._links:
+                rows = self.db.execute("SELECT entity, chunk FROM mentions" + (" WHERE subject = 1" if subjects else ""))
+                self._links[subjects] = ChunkLinks(self._entity_rows()[2], self.chunk_ids(), rows)
+            return self._links[subjects]
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = list(dict.fromkeys(chunk_ids))
@@ -353,13 +354,9 @@ class SQLiteGraphStore:
         return self._mention_lists(chunk_ids, "chunk", "entity")
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
-        """For each entity, the chunks that are *about* it, if any."""
-        wanted = list(dict.fromkeys(entity_ids))
-        found: dict[str, list[str]] = {}
-        for entity, chunk in self._rows(f"SELECT entity, chunk FROM mentions WHERE subject = 1 AND entity IN {_IDS} "
-                                        "ORDER BY entity, chunk", _ids(wanted)):
-            found.setdefault(entity, []).append(chunk)
-        return {e: found[e] for e in wanted if e in found}
+        """For each entity, the chunks that are *about* it, if any (from in-memory links)."""
+        found = self._chunk_links(subjects=True).chunk_lists(dict.fromkeys(entity_ids))
+        return {e: chunks for e, chunks in found.items() if chunks}
 
     def chunk_ids(self) -> list[str]:
         return sorted(i for (i,) in self._rows("SELECT id FROM nodes WHERE kind = 'chunk'"))
