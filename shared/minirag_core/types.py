@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -165,11 +165,8 @@ class RetrievalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-serialisable): the mapping's query vector is left out."""
-        mapping, self.mapping = self.mapping, None
-        try:
-            data = asdict(self)
-        finally:
-            self.mapping = mapping
+        mapping = self.mapping
+        data = asdict(replace(self, mapping=None))
         data["mapping"] = None if mapping is None else {
             "entities": list(mapping.entities), "answer_types": list(mapping.answer_types), "source": mapping.source}
         return data

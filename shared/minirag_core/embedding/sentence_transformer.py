@@ -102,9 +102,9 @@ def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
 #: ``BertEncoder`` (no torch import: a query starts fast); larger ones by sentence-transformers.
 #: Once torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a
 #: query and its entities) stay on the encoder when it runs on ONNX Runtime (faster than torch
-#: for them: 12-16 ms for a question with five names against 22-30 ms for the question alone,
-#: one thread each); on the NumPy fallback they run on torch in float32 instead, as NumPy would
-#: compute them, but faster (18 ms against 26 ms)
+#: for them: 16.8 ms for a sentence with five names against 36.9 ms, and 29.8 ms on NumPy, one
+#: thread each: ``benchmarks/bench_embed.py``); on the NumPy fallback they run on torch in float32
+#: instead, as NumPy would compute them, but faster per question
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _QUERY_BATCH = 8
@@ -121,10 +121,11 @@ class SentenceTransformerEmbedder:
 
     The torch model loads on the first large batch; small batches (queries, entity names)
     go through ``BertEncoder`` (ONNX Runtime, or NumPy where that is missing) on the same
-    weights, so opening an index and answering a query needs no torch import. The model reads at most ``max_tokens`` word pieces;
-    callers that embed longer text should embed ``token_windows`` of it. ``bf16`` runs the
-    torch batches under bfloat16 autocast (default: on CPUs with AMX matrix units, see
-    :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0`` turns it off).
+    weights, so opening an index and answering a query needs no torch import. The model reads
+    at most ``max_tokens`` word pieces; callers that embed longer text should embed
+    ``token_windows`` of it. ``bf16`` runs the torch batches under bfloat16 autocast (default:
+    on CPUs with AMX matrix units, see :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0``
+    turns it off).
     """
 
     #: ``embed`` may be called from several threads at once (small batches then run side by side)
