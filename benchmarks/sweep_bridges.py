@@ -1,9 +1,10 @@
 """Choose mini's settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid of
-bridge settings (``--grid bridges``), ranking weights (``--grid weights``) or the residual
-round (``--grid residual``) on every development
+bridge settings (``--grid bridges``), ranking weights (``--grid weights``), the size of the
+query-relevant pool path chunks are filtered to (``--grid pool``) or the residual round
+(``--grid residual``) on every development
 set (indexes reused from run_suite.py's workdirs).
 
-    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights|residual]
+    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights|pool|residual]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ GRIDS = {
                 "bridge_damping": [0.8]},
     "weights": {"dense_weight": [1.0, 1.5, 2.0, 2.5], "lexical_weight": [0.75, 1.0, 1.25],
                 "graph_weight": [0.1, 0.25, 0.5]},
+    "pool": {"candidate_pool": [8, 10, 15, 20, 30, 40]},
     "residual": {"residual_weight": [0.0, 1.0, 2.0, 3.0], "residual_sources": [3, 5]},
 }
 

@@ -20,7 +20,7 @@ class RetrievalSettings:
     paths_per_seed: int = 10       # top-k paths per (query entity, seed)
     beam_width: int = 64
     max_branch: int = 16
-    candidate_pool: int = 40       # |V_c hat|: query-relevant chunks the path chunks are filtered to
+    candidate_pool: int = 15       # |V_c hat|: relevant chunks path chunks are filtered to (sweep_bridges --grid pool)
     dense_weight: float = 2.0      # chunk ranking: query vs chunk (best window); sweep_bridges.py --grid weights
     lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
     graph_weight: float = 0.25     # chunk ranking: eq. 3 scores of paths reaching the chunk, max-normalised
