@@ -1,10 +1,11 @@
 """Choose mini's settings on the TUNE halves: recall@5 / all-evidence@5 of mini for a grid of
 bridge settings (``--grid bridges``), ranking weights (``--grid weights``), the size of the
-query-relevant pool path chunks are filtered to (``--grid pool``) or the residual round
+query-relevant pool path chunks are filtered to (``--grid pool``), the question-entity coverage
+of the top chunks (``--grid coverage``) or the residual round
 (``--grid residual``) on every development
 set (indexes reused from run_suite.py's workdirs).
 
-    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights|pool|residual]
+    .venv/bin/python benchmarks/sweep_bridges.py [--grid bridges|weights|pool|coverage|residual]
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ GRIDS = {
     "weights": {"dense_weight": [1.0, 1.5, 2.0, 2.5], "lexical_weight": [0.75, 1.0, 1.25],
                 "graph_weight": [0.1, 0.25, 0.5]},
     "pool": {"candidate_pool": [8, 10, 15, 20, 30, 40]},
+    "coverage": {"coverage_weight": [0.0, 0.1, 0.2, 0.4, 0.6, 1.0], "coverage_depth": [10, 20, 40]},
     "residual": {"residual_weight": [0.0, 1.0, 2.0, 3.0], "residual_sources": [3, 5]},
 }
 
@@ -47,7 +49,7 @@ def main(argv=None) -> None:
         index, _ = open_corpus_index(args.out / f"{name}.workdir", data.documents)
         for values in itertools.product(*grid.values()):
             setting = dict(zip(grid, values))
-            if (setting.get("bridge_weight") == 0 or setting.get("residual_weight") == 0) \
+            if any(setting.get(k) == 0 for k in ("bridge_weight", "residual_weight", "coverage_weight")) \
                     and values != tuple(v[0] for v in grid.values()):
                 continue  # the part switched off: one row, not one per setting of the rest
             records, groups = [], {}

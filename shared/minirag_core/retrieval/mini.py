@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Mapping
 
+from ..aspect_coverage import cover_aspects, named_aspects
 from ..bridging import Bridge, bridge_label, bridge_scores
 from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
 from ..concurrency import beside
@@ -108,6 +109,11 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             notes.append("filled with next-best query-relevant chunks (via='fill')")
         ranked.extend(extra)
         via.update({c: "fill" for c, _ in extra})
+    if settings.coverage_weight > 0 and len(mapping.entities) > 1 and ranked:  # the head covers every entity
+        head = sources.graph.chunks([c for c, _ in ranked[: settings.coverage_depth]])
+        head_texts = {c: a.get("text", "") for c, a in head.items()}
+        ranked = cover_aspects(ranked, named_aspects(mapping.entities, head_texts), len(mapping.entities),
+                               settings.coverage_weight, settings.coverage_depth)
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)
 
     key_edge_list = []

@@ -1,0 +1,41 @@
+"""The top chunks cover the question's entities between them, not one entity five times over.
+
+A question naming several entities ("talks between Britain, France and the country where the
+Warsaw Pact's officers came from") asks about each of them; a ranking by relevance alone can fill
+every slot with passages on the entity that dominates the question's words. The head of the
+ranking is re-ordered greedily, as in aspect-based diversification (xQuAD): each pick is the chunk
+whose score plus a bonus for the question entities it names *that no earlier pick named* is
+highest. A question with fewer than two entities is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+
+def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str, frozenset[int]]:
+    """For each chunk, the indices of the ``aspects`` its text names (whole words, any case)."""
+    patterns = [re.compile(r"(?<!\w)" + re.escape(a.strip()) + r"(?!\w)", re.IGNORECASE) for a in aspects]
+    return {c: frozenset(i for i, p in enumerate(patterns) if p.search(t)) for c, t in texts.items()}
+
+
+def cover_aspects(ranked: list[tuple[str, float]], named: Mapping[str, frozenset[int]], n_aspects: int,
+                  weight: float, depth: int) -> list[tuple[str, float]]:
+    """``ranked`` with its first ``depth`` chunks re-ordered: each next pick maximises its score
+    plus ``weight`` x (the head's best score) x (share of the aspects it newly names). Scores
+    become those picking values, so the ranking stays sorted."""
+    head, tail = ranked[:depth], ranked[depth:]
+    if n_aspects < 2 or weight <= 0 or len(head) < 2:
+        return ranked
+    scale = weight * max(head[0][1], 0.0) / n_aspects
+    covered: frozenset[int] = frozenset()
+    remaining = list(head)
+    chosen: list[tuple[str, float]] = []
+    while remaining:
+        values = [score + scale * len(named.get(chunk, frozenset()) - covered) for chunk, score in remaining]
+        best = max(range(len(remaining)), key=lambda i: (values[i], -i))  # ties keep the original order
+        chunk, _ = remaining.pop(best)
+        chosen.append((chunk, values[best]))
+        covered |= named.get(chunk, frozenset())
+    return chosen + tail

@@ -1,0 +1,46 @@
+"""The top chunks cover the question's entities between them (aspect_coverage.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from minirag_core.aspect_coverage import cover_aspects, named_aspects
+from minirag_core.index import MiniRAGIndex
+from minirag_core.types import Document
+
+
+def test_a_chunk_naming_a_new_entity_moves_up_and_scores_stay_sorted() -> None:
+    ranked = [("a", 3.0), ("b", 2.9), ("c", 2.5), ("d", 1.0)]
+    named = {"a": frozenset({0}), "b": frozenset({0}), "c": frozenset({1}), "d": frozenset({1})}
+    out = cover_aspects(ranked, named, n_aspects=2, weight=0.4, depth=3)
+    # bonus = 0.4 x 3.0 / 2 = 0.6 per newly named entity: a (3.6), then c (3.1) before b (2.9); d is past the depth
+    assert [c for c, _ in out] == ["a", "c", "b", "d"]
+    assert [s for _, s in out] == pytest.approx([3.6, 3.1, 2.9, 1.0])
+
+
+def test_one_entity_or_no_weight_leaves_the_ranking_alone() -> None:
+    ranked = [("a", 3.0), ("b", 2.9), ("c", 2.5)]
+    named = {"c": frozenset({0})}
+    assert cover_aspects(ranked, named, n_aspects=1, weight=0.4, depth=3) == ranked
+    assert cover_aspects(ranked, named, n_aspects=2, weight=0.0, depth=3) == ranked
+
+
+def test_entities_are_named_as_whole_words_in_any_case() -> None:
+    named = named_aspects(["France", "Warsaw Pact"], {"x": "FRANCE and the warsaw pact.", "y": "Frances, Warsaw"})
+    assert named == {"x": frozenset({0, 1}), "y": frozenset()}
+
+
+def test_mini_puts_the_second_entity_in_the_top_chunks(embedder, tmp_path) -> None:
+    dominant = [f"The Alderwick canal carries barges of grain past mill number {i}; the canal was dug by hand "
+                f"and the canal barges still carry grain along the canal today." for i in range(6)]
+    docs = [Document(f"canal{i}", t) for i, t in enumerate(dominant)]
+    docs.append(Document("rail", "A small station in Brenmoor opened in the spring, when the line was extended north."))
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert(docs)
+    question = "Which goods did the barges carry along the Alderwick canal past the mill, and what opened in Brenmoor?"
+    assert {"Alderwick", "Brenmoor"} <= set(index.query(question, mode="mini").mapping.entities)
+
+    without = [c.doc_id for c in index.query(question, mode="mini", top_k=3, coverage_weight=0.0).chunks]
+    with_coverage = [c.doc_id for c in index.query(question, mode="mini", top_k=3).chunks]
+    assert "rail" not in without  # the canal's clones fill every slot on relevance alone
+    assert "rail" in with_coverage
