@@ -25,9 +25,12 @@ def considered(settings: RetrievalSettings) -> int:
 
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
                 settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
-                chunk_entities: dict[str, list[str]] | None = None) -> list[ScoredChunk]:
-    """Fit the ranking into the budget and attach text, document id and metadata."""
-    attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
+                chunk_entities: dict[str, list[str]] | None = None,
+                attrs: Mapping[str, dict[str, Any]] | None = None) -> list[ScoredChunk]:
+    """Fit the ranking into the budget and attach text, document id and metadata (``attrs``: the
+    records of the ranking's first ``considered`` chunks, when the caller has read them already)."""
+    if attrs is None:
+        attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
     n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
     chosen = fit_budget([(c, s) for c, s in ranked if c in attrs], n_tokens, settings.top_k, settings.token_budget)
     metadata = doc_metadata or {}

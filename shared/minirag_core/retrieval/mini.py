@@ -109,12 +109,13 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             notes.append("filled with next-best query-relevant chunks (via='fill')")
         ranked.extend(extra)
         via.update({c: "fill" for c, _ in extra})
+    head = None
     if settings.coverage_weight > 0 and len(mapping.entities) > 1 and ranked:  # the head covers every entity
-        head = sources.graph.chunks([c for c, _ in ranked[: settings.coverage_depth]])
-        head_texts = {c: a.get("text", "") for c, a in head.items()}
+        head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
+        head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
         ranked = cover_aspects(ranked, named_aspects(mapping.entities, head_texts), len(mapping.entities),
                                settings.coverage_weight, settings.coverage_depth)
-    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
 
     key_edge_list = []
     edge_attrs = subgraph.edge_attrs(list(chosen_edges))
