@@ -110,11 +110,15 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         ranked.extend(extra)
         via.update({c: "fill" for c, _ in extra})
     head = None
-    if settings.coverage_weight > 0 and len(mapping.entities) > 1 and ranked:  # the head covers every entity
+    aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
+    if settings.coverage_weight > 0 and len(aspects) > 1 and ranked:  # the head covers every entity
         head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
-        ranked = cover_aspects(ranked, named_aspects(mapping.entities, head_texts), len(mapping.entities),
+        before = [c for c, _ in ranked[: settings.top_k]]
+        ranked = cover_aspects(ranked, named_aspects(aspects, head_texts), len(aspects),
                                settings.coverage_weight, settings.coverage_depth)
+        if [c for c, _ in ranked[: settings.top_k]] != before:
+            notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
 
     key_edge_list = []
