@@ -90,8 +90,7 @@ def lead_sentence(entry: dict) -> str:
                          f"{_f(all_ev[best_all])} ({summary['mini']['all_evidence@5'] - all_ev[best_all]:+.1f})")
     for ablation, label in [("mini-no-graph", "the graph (paths and bridges)"), ("mini-no-bridge", "bridges"),
                             ("mini-no-lexical", "the BM25 signal"),
-                            ("mini-no-dense", "the dense signal"),
-                            ("mini-no-coverage", "entity coverage")]:
+                            ("mini-no-dense", "the dense signal")]:
         if ablation in summary:
             parts.append(f"{label} adds {mini - summary[ablation]['recall@5']:+.1f}")
     if "mini-graph-only" in summary:
@@ -117,9 +116,10 @@ def readme_section(results: dict) -> str:
              "triplets whatever the query, and nothing when every document is one chunk, since it skips source "
              "edges: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
              "off (`mini-no-graph`: eq. 3 path scores and bridges off; `mini-no-bridge`: bridges off; "
-             "`mini-no-coverage`: the top chunks' coverage of the question's entities off; "
-             "`mini-graph-only`: dense and BM25 weights zero) or, `mini-residual`, on (the opt-in second "
-             "retrieval round of `residual.py`, `residual_weight=2.0`).", ""]
+
+             "`mini-graph-only`: dense and BM25 weights zero) or on (`mini-residual`: the opt-in second "
+             "retrieval round of `residual.py`, `residual_weight=2.0`; `mini-coverage`: the opt-in entity "
+             "coverage of `aspect_coverage.py`, `coverage_weight=0.4`).", ""]
     for entry in results["sets"]:
         lines += [f"**{entry['set']}** ({entry['n_questions']} questions with evidence, "
                   f"{entry['index'].get('chunks', '?')} chunks): {lead_sentence(entry)}", "",

@@ -13,9 +13,17 @@ def test_a_chunk_naming_a_new_entity_moves_up_and_scores_stay_sorted() -> None:
     ranked = [("a", 3.0), ("b", 2.9), ("c", 2.5), ("d", 1.0)]
     named = {"a": frozenset({0}), "b": frozenset({0}), "c": frozenset({1}), "d": frozenset({1})}
     out = cover_aspects(ranked, named, n_aspects=2, weight=0.4, depth=3)
-    # bonus = 0.4 x 3.0 / 2 = 0.6 per newly named entity: a (3.6), then c (3.1) before b (2.9); d is past the depth
+    # bonus = 0.4 x 3.0 / 2 = 0.6 per newly named entity: a stays first; c (3.1) before b (2.9); d is past the depth
     assert [c for c, _ in out] == ["a", "c", "b", "d"]
-    assert [s for _, s in out] == pytest.approx([3.6, 3.1, 2.9, 1.0])
+    scores = [s for _, s in out]
+    assert scores == pytest.approx([3.0, 3.0, 2.9, 1.0])  # c's 3.1 capped just below a's 3.0
+    assert all(x > y for x, y in zip(scores, scores[1:]))  # strictly: sorting by score keeps the order
+
+
+def test_the_most_relevant_chunk_keeps_the_first_place() -> None:
+    ranked = [("a", 3.0), ("b", 2.9)]
+    named = {"a": frozenset(), "b": frozenset({0, 1})}  # b names both entities, a neither
+    assert [c for c, _ in cover_aspects(ranked, named, n_aspects=2, weight=1.0, depth=2)] == ["a", "b"]
 
 
 def test_one_entity_or_no_weight_leaves_the_ranking_alone() -> None:
@@ -41,7 +49,7 @@ def test_mini_puts_the_second_entity_in_the_top_chunks(embedder, tmp_path) -> No
     assert {"Alderwick", "Brenmoor"} <= set(index.query(question, mode="mini").mapping.entities)
 
     without = [c.doc_id for c in index.query(question, mode="mini", top_k=3, coverage_weight=0.0).chunks]
-    covered = index.query(question, mode="mini", top_k=3)
+    covered = index.query(question, mode="mini", top_k=3, coverage_weight=0.4)
     assert "rail" not in without  # the canal's clones fill every slot on relevance alone
     assert "rail" in [c.doc_id for c in covered.chunks]
     assert any("coverage" in note for note in covered.notes)  # the re-order is said, not silent

@@ -3,13 +3,15 @@
 A question naming several entities ("talks between Britain, France and the country where the
 Warsaw Pact's officers came from") asks about each of them; a ranking by relevance alone can fill
 every slot with passages on the entity that dominates the question's words. The head of the
-ranking is re-ordered greedily, as in aspect-based diversification (xQuAD): each pick is the chunk
-whose score plus a bonus for the question entities it names *that no earlier pick named* is
-highest. A question with fewer than two entities is left as it is.
+ranking is re-ordered greedily, as in aspect-based diversification (xQuAD): the most relevant
+chunk keeps the first place, and each next pick is the chunk whose score plus a bonus for the
+question entities it names *that no earlier pick named* is highest. A question with fewer than
+two entities is left as it is.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Mapping, Sequence
 
@@ -22,20 +24,21 @@ def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str,
 
 def cover_aspects(ranked: list[tuple[str, float]], named: Mapping[str, frozenset[int]], n_aspects: int,
                   weight: float, depth: int) -> list[tuple[str, float]]:
-    """``ranked`` with its first ``depth`` chunks re-ordered: each next pick maximises its score
-    plus ``weight`` x (the head's best score) x (share of the aspects it newly names). Scores
-    become those picking values, so the ranking stays sorted."""
+    """``ranked`` with its first ``depth`` chunks re-ordered: the first stays, each next pick
+    maximises its score plus ``weight`` x (the head's best score) x (share of the aspects it
+    newly names). Scores become those picking values, each capped just below the pick before
+    it, so the ranking stays strictly sorted (a consumer that sorts by score keeps the order)."""
     head, tail = ranked[:depth], ranked[depth:]
     if n_aspects < 2 or weight <= 0 or len(head) < 2:
         return ranked
     scale = weight * max(head[0][1], 0.0) / n_aspects
-    covered: frozenset[int] = frozenset()
-    remaining = list(head)
-    chosen: list[tuple[str, float]] = []
+    chosen: list[tuple[str, float]] = [head[0]]  # the most relevant chunk keeps the first place
+    covered: frozenset[int] = named.get(head[0][0], frozenset())
+    remaining = list(head[1:])
     while remaining:
         values = [score + scale * len(named.get(chunk, frozenset()) - covered) for chunk, score in remaining]
         best = max(range(len(remaining)), key=lambda i: (values[i], -i))  # ties keep the original order
         chunk, _ = remaining.pop(best)
-        chosen.append((chunk, values[best]))
+        chosen.append((chunk, min(values[best], math.nextafter(chosen[-1][1], -math.inf))))
         covered |= named.get(chunk, frozenset())
     return chosen + tail
