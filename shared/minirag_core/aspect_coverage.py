@@ -1,7 +1,7 @@
 """The top chunks cover the question's entities between them, not one entity five times over.
 
-A question naming several entities ("talks between Britain, France and the country where the
-Warsaw Pact's officers came from") asks about each of them; a ranking by relevance alone can fill
+A question naming several entities ("the rail link between Alderton and the town where Mara
+Quill was born") asks about each of them; a ranking by relevance alone can fill
 every slot with passages on the entity that dominates the question's words. The head of the
 ranking is re-ordered greedily, as in aspect-based diversification (xQuAD): the most relevant
 chunk keeps the first place, and each next pick is the chunk whose score plus a bonus for the
@@ -17,8 +17,9 @@ from typing import Mapping, Sequence
 
 
 def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str, frozenset[int]]:
-    """For each chunk, the indices of the ``aspects`` its text names (whole words, any case)."""
-    patterns = [re.compile(r"(?<!\w)" + re.escape(a.strip()) + r"(?!\w)", re.IGNORECASE) for a in aspects]
+    """For each chunk, the indices of the ``aspects`` (stripped names) its text names (whole
+    words, any case)."""
+    patterns = [re.compile(r"(?<!\w)" + re.escape(a) + r"(?!\w)", re.IGNORECASE) for a in aspects]
     return {c: frozenset(i for i, p in enumerate(patterns) if p.search(t)) for c, t in texts.items()}
 
 
