@@ -41,7 +41,7 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "mini-graph-only": {"dense_weight": 0.0, "lexical_weight": 0.0},
     "mini-no-lexical": {"lexical_weight": 0.0},
     "mini-no-dense": {"dense_weight": 0.0},
-    "mini-coverage": {"coverage_weight": 0.4},  # entity coverage of the top chunks (off by default)
+    "mini-no-coverage": {"coverage_weight": 0.0},  # the top chunks re-ordered by relevance alone
     "mini-residual": {"residual_weight": 2.0},  # the opt-in second round (off by default)
 }
 DEFAULT_SYSTEMS = MODES + BASELINES + tuple(ABLATIONS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from minirag_core.aspect_coverage import cover_aspects, named_aspects
+from minirag_core.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.index import MiniRAGIndex
 from minirag_core.types import Document
 
@@ -38,6 +38,15 @@ def test_entities_are_named_as_whole_words_in_any_case() -> None:
     assert named == {"x": frozenset({0, 1}), "y": frozenset()}
 
 
+def test_a_chunk_names_an_entity_through_the_nodes_it_was_matched_to() -> None:
+    matches = {"Jane": ["JANE DOE"], "harbour": ["HARBOUR", "OLD HARBOUR"]}
+    links = {"x": ["JANE DOE", "BOAT"], "y": ["OLD HARBOUR"], "z": ["BOAT"]}
+    linked = linked_aspects(["Jane", "harbour", "nowhere"], matches, links)
+    assert linked == {"x": frozenset({0}), "y": frozenset({1}), "z": frozenset()}
+    by_text = {"x": frozenset({2}), "z": frozenset({1})}
+    assert merge_named(by_text, linked) == {"x": frozenset({0, 2}), "y": frozenset({1}), "z": frozenset({1})}
+
+
 def test_mini_puts_the_second_entity_in_the_top_chunks(embedder, tmp_path) -> None:
     dominant = [f"The Alderwick canal carries barges of grain past mill number {i}; the canal was dug by hand "
                 f"and the canal barges still carry grain along the canal today." for i in range(6)]
@@ -53,3 +62,27 @@ def test_mini_puts_the_second_entity_in_the_top_chunks(embedder, tmp_path) -> No
     assert "rail" not in without  # the canal's clones fill every slot on relevance alone
     assert "rail" in [c.doc_id for c in covered.chunks]
     assert any("coverage" in note for note in covered.notes)  # the re-order is said, not silent
+
+
+def test_a_speaker_tag_names_its_speaker(embedder, tmp_path, monkeypatch) -> None:
+    """A chat line "JaneDoe: ..." never writes "Jane" as a word, yet the session names her: the
+    graph links it to the node the question's "Jane" is matched to, so a chunk that merely writes
+    "Jane" does not win the coverage bonus over it."""
+    import minirag_core.retrieval.mini as mini
+
+    docs = [Document("o1", "Time: 20260101_10:00\nTomBrook: Which ferry to Ostby did you book?\n"
+                           "SamReed: I booked the nine o'clock ferry to Ostby."),
+            Document("o2", "Time: 20260102_10:00\nTomBrook: The ferry to Ostby was late again.\n"
+                           "SamReed: The Ostby ferry is always late."),
+            Document("answer", "Time: 20260103_12:00\nJaneDoe: I booked the late ferry to Ostby instead.\n"
+                               "TomBrook: Fine, see you at the pier."),
+            Document("decoy", "Time: 20260104_12:00\nSamReed: Jane said the ferry pier cafe opens at seven.")]
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert(docs)
+    question = "Which ferry to Ostby did Jane book?"
+    covered = index.query(question, mode="mini", top_k=2, coverage_weight=0.4)
+    assert {"Jane", "Ostby"} <= set(covered.mapping.entities)
+    assert [c.doc_id for c in covered.chunks] == ["o1", "answer"]
+    monkeypatch.setattr(mini, "linked_aspects", lambda *args: {})  # names matched as text only
+    by_text = index.query(question, mode="mini", top_k=2, coverage_weight=0.4)
+    assert [c.doc_id for c in by_text.chunks] == ["o1", "decoy"]

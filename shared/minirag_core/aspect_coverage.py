@@ -7,13 +7,17 @@ ranking is re-ordered greedily, as in aspect-based diversification (xQuAD): the 
 chunk keeps the first place, and each next pick is the chunk whose score plus a bonus for the
 question entities it names *that no earlier pick named* is highest. A question with fewer than
 two entities is left as it is.
+
+A chunk names a question entity when its text does (whole words) or when the graph links it to
+an entity node the question entity was matched to (a speaker tag "JaneDoe:" names "Jane" through
+the node JANE DOE, though the text never says "Jane").
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 
 def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str, frozenset[int]]:
@@ -21,6 +25,24 @@ def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str,
     words, any case)."""
     patterns = [re.compile(r"(?<!\w)" + re.escape(a) + r"(?!\w)", re.IGNORECASE) for a in aspects]
     return {c: frozenset(i for i, p in enumerate(patterns) if p.search(t)) for c, t in texts.items()}
+
+
+def linked_aspects(aspects: Sequence[str], matches: Mapping[str, Iterable[str]],
+                   chunk_entities: Mapping[str, Iterable[str]]) -> dict[str, frozenset[int]]:
+    """For each chunk, the indices of the ``aspects`` it is linked to in the graph: ``matches``
+    maps a question entity to the entity nodes it was matched to (its seeds)."""
+    nodes = [frozenset(matches.get(a, ())) for a in aspects]
+    return {c: frozenset(i for i, found in enumerate(nodes) if found & set(linked))
+            for c, linked in chunk_entities.items()}
+
+
+def merge_named(*named: Mapping[str, frozenset[int]]) -> dict[str, frozenset[int]]:
+    """Per chunk, the union of the aspects each source says it names."""
+    merged: dict[str, frozenset[int]] = {}
+    for table in named:
+        for chunk, found in table.items():
+            merged[chunk] = merged.get(chunk, frozenset()) | found
+    return merged
 
 
 def cover_aspects(ranked: list[tuple[str, float]], named: Mapping[str, frozenset[int]], n_aspects: int,

@@ -35,10 +35,9 @@ class RetrievalSettings:
     residual_sources: int = 3      # top chunks (one per subject) whose residual questions are asked
     residual_floor_rank: int = 50  # residual relevance counts above the score of this rank's chunk
     light_graph_weight: float = 0.2  # light mode: graph evidence added to dense similarity (0 = naive)
-    # the top chunks name the question's entities between them (aspect_coverage.py), off by default: on
-    # the tune halves 0.4 lifted MuSiQue and LiHuaWorld by a question each (--grid coverage), but names
-    # are matched as text, so a speaker tag "JaneDoe:" does not name "Jane" and a chunk that does wins
-    coverage_weight: float = 0.0   # bonus for naming an entity no higher chunk names, x the best score (0 = off)
+    # the top chunks name the question's entities between them (aspect_coverage.py; by text or through
+    # the entity nodes a question entity matched): 0.4 on the tune halves (sweep_bridges --grid coverage)
+    coverage_weight: float = 0.4   # bonus for naming an entity no higher chunk names, x the best score (0 = off)
     coverage_depth: int = 20       # how many of the best chunks are re-ordered
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Mapping
 
-from ..aspect_coverage import cover_aspects, named_aspects
+from ..aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from ..bridging import Bridge, bridge_label, bridge_scores
 from ..chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
 from ..concurrency import beside
@@ -115,8 +115,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
         before = [c for c, _ in ranked[: settings.top_k]]
-        ranked = cover_aspects(ranked, named_aspects(aspects, head_texts), len(aspects),
-                               settings.coverage_weight, settings.coverage_depth)
+        links = sources.graph.chunk_entities(list(head_texts))
+        named = merge_named(named_aspects(aspects, head_texts), linked_aspects(aspects, {e.strip(): found for e, found in seeds_by_entity.items()}, links))
+        ranked = cover_aspects(ranked, named, len(aspects), settings.coverage_weight, settings.coverage_depth)
         if [c for c, _ in ranked[: settings.top_k]] != before:
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
