@@ -38,6 +38,8 @@ BASELINES = ("bm25", "bm25t", "hybrid", "li-pg")
 ABLATIONS: dict[str, dict[str, float]] = {
     "mini-no-graph": {"graph_weight": 0.0, "bridge_weight": 0.0},
     "mini-no-bridge": {"bridge_weight": 0.0},
+    "mini-no-key-edges": {"key_edges": 0},  # eq. 2 off: paths gain from answer candidates only
+    "mini-no-candidates": {"max_answer_candidates": 0},  # eq. 2's answer-candidate entities off
     "mini-graph-only": {"dense_weight": 0.0, "lexical_weight": 0.0},
     "mini-no-lexical": {"lexical_weight": 0.0},
     "mini-no-dense": {"dense_weight": 0.0},

@@ -89,6 +89,7 @@ def lead_sentence(entry: dict) -> str:
             parts.append(f"all-evidence@5 {_f(summary['mini']['all_evidence@5'])} against {best_all} "
                          f"{_f(all_ev[best_all])} ({summary['mini']['all_evidence@5'] - all_ev[best_all]:+.1f})")
     for ablation, label in [("mini-no-graph", "the graph (paths and bridges)"), ("mini-no-bridge", "bridges"),
+                            ("mini-no-key-edges", "eq. 2 key edges"), ("mini-no-candidates", "answer candidates"),
                             ("mini-no-coverage", "entity coverage"), ("mini-no-lexical", "the BM25 signal"),
                             ("mini-no-dense", "the dense signal")]:
         if ablation in summary:
@@ -116,6 +117,8 @@ def readme_section(results: dict) -> str:
              "triplets whatever the query, and nothing when every document is one chunk, since it skips source "
              "edges: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
              "off (`mini-no-graph`: eq. 3 path scores and bridges off; `mini-no-bridge`: bridges off; "
+             "`mini-no-key-edges`: no eq. 2 key edges, so paths gain from answer candidates only; "
+             "`mini-no-candidates`: no answer-candidate entities; "
              "`mini-no-coverage`: the entity coverage of `aspect_coverage.py` off; "
 
              "`mini-graph-only`: dense and BM25 weights zero) or on (`mini-residual`: the opt-in second "

@@ -115,8 +115,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
         before = [c for c, _ in ranked[: settings.top_k]]
-        links = sources.graph.chunk_entities(list(head_texts))
-        named = merge_named(named_aspects(aspects, head_texts), linked_aspects(aspects, {e.strip(): found for e, found in seeds_by_entity.items()}, links))
+        matched = {e.strip(): found for e, found in seeds_by_entity.items()}  # the nodes each entity matched
+        named = merge_named(named_aspects(aspects, head_texts),
+                            linked_aspects(aspects, matched, sources.graph.chunk_entities(list(head_texts))))
         ranked = cover_aspects(ranked, named, len(aspects), settings.coverage_weight, settings.coverage_depth)
         if [c for c, _ in ranked[: settings.top_k]] != before:
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
