@@ -32,8 +32,8 @@ def linked_aspects(aspects: Sequence[str], matches: Mapping[str, Iterable[str]],
     """For each chunk, the indices of the ``aspects`` it is linked to in the graph: ``matches``
     maps a question entity to the entity nodes it was matched to (its seeds)."""
     nodes = [frozenset(matches.get(a, ())) for a in aspects]
-    return {c: frozenset(i for i, found in enumerate(nodes) if found & set(linked))
-            for c, linked in chunk_entities.items()}
+    linked = {c: set(entities) for c, entities in chunk_entities.items()}
+    return {c: frozenset(i for i, found in enumerate(nodes) if found & entities) for c, entities in linked.items()}
 
 
 def merge_named(*named: Mapping[str, frozenset[int]]) -> dict[str, frozenset[int]]:
