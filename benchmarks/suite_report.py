@@ -120,7 +120,6 @@ def readme_section(results: dict) -> str:
              "`mini-no-key-edges`: no eq. 2 key edges, so paths gain from answer candidates only; "
              "`mini-no-candidates`: no answer-candidate entities; "
              "`mini-no-coverage`: the entity coverage of `aspect_coverage.py` off; "
-
              "`mini-graph-only`: dense and BM25 weights zero) or on (`mini-residual`: the opt-in second "
              "retrieval round of `residual.py`, `residual_weight=2.0`).", ""]
     for entry in results["sets"]:
