@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from minirag_core.chunk_ranking import RankWeights, add_bridges, rank_chunks, top_ids
+from minirag_core.index import MiniRAGIndex
+from minirag_core.types import Document
 
 RELEVANCE = {"a": 3.0, "b": 2.5, "c": 2.0, "d": 1.0, "e": 0.5}
 WEIGHTS = RankWeights(dense=2.0, lexical=1.0, graph=0.5)
@@ -32,3 +34,21 @@ def test_bridges_raise_ranked_chunks_and_bring_in_unranked_ones() -> None:
     assert out["d"] == pytest.approx(1.0 + 1.5 * 1.0)  # reached only through a bridge: its relevance + bridge
     assert set(out) == {"b", "d"}
 
+
+
+def test_mini_scores_follow_its_ranking(embedder, tmp_path) -> None:
+    """Mini ranks the chunks on a reasoning path first; a more relevant chunk on no path comes
+    after them (``via="fill"``), and its reported score must not exceed theirs, or a consumer
+    that sorts by score (a fusion retriever) would undo the ranking."""
+    docs = [Document("path1", "Corvina Holt chairs the school committee in Delmere."),
+            Document("path2", "Corvina Holt bought a boat from a fisherman."),
+            Document("plain", "the school committee chair is elected each spring, and the school committee "
+                              "chair runs every school committee meeting."),
+            Document("other", "rain fell all week and the roads flooded near the mill.")]
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert(docs)
+    result = index.query("Which school committee does Corvina Holt chair?", mode="mini")
+    ranked = [(c.doc_id, c.via) for c in result.chunks]
+    assert ranked[:3] == [("path1", "graph"), ("path2", "graph"), ("plain", "fill")]
+    scores = [c.score for c in result.chunks]
+    assert all(a >= b for a, b in zip(scores, scores[1:]))

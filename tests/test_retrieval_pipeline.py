@@ -66,6 +66,18 @@ def test_fill_to_k_tops_up_within_the_budget() -> None:
     assert fill_to_k(result, extra, k=5, token_budget=95) == 1  # only c4 still fits
 
 
+def test_fill_to_k_keeps_scores_in_rank_order() -> None:
+    """A top-up chunk scored on another scale (a dense cosine above the mini score) must not
+    outrank the chunks before it for a consumer that sorts by score."""
+    result = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1"), _chunk("c2")])
+    result.chunks[0].score, result.chunks[1].score = 2.0, 0.4
+    extra = RetrievalResult(query="q", mode="naive", chunks=[_chunk("c3", via="dense"), _chunk("c4", via="dense")])
+    extra.chunks[0].score, extra.chunks[1].score = 0.9, 0.1
+    assert fill_to_k(result, extra, k=4, token_budget=100) == 2
+    assert [(c.chunk_id, c.score) for c in result.chunks] == [("c1", 2.0), ("c2", 0.4), ("c3", 0.4), ("c4", 0.1)]
+    assert sorted(result.chunks, key=lambda c: -c.score) == result.chunks  # a stable sort keeps the order
+
+
 def test_modes_are_checked_once_for_every_caller() -> None:
     assert check_mode("light") == "light"
     with pytest.raises(ValueError, match="unknown mode"):

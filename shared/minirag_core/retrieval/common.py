@@ -23,6 +23,16 @@ def considered(settings: RetrievalSettings) -> int:
     return settings.top_k * 4 + 20
 
 
+def scores_follow_rank(chunks: list[ScoredChunk]) -> list[ScoredChunk]:
+    """Lower any score above the one ranked before it to that one's. Mini mode ranks the chunks on
+    a reasoning path before the next-best (``via="fill"``) ones whatever their own scores, so a
+    consumer that sorts by score (a fusion retriever, a re-ranker's cut-off) keeps the ranking."""
+    for before, chunk in zip(chunks, chunks[1:]):
+        if chunk.score > before.score:
+            chunk.score = before.score
+    return chunks
+
+
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
                 settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
                 chunk_entities: dict[str, list[str]] | None = None,

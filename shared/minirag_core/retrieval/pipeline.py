@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 from ..extraction.base import QueryMapper
 from ..settings import RetrievalSettings
 from ..types import QueryMapping, RetrievalResult
+from .common import scores_follow_rank
 from .light import retrieve_light
 from .mini import retrieve_mini
 from .naive import retrieve_naive
@@ -50,7 +51,9 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
     if mapping is None:
         raise ValueError("mini and light modes need a query mapping")
     run = retrieve_mini if mode == "mini" else retrieve_light
-    return run(sources, query, mapping, settings, doc_metadata)
+    result = run(sources, query, mapping, settings, doc_metadata)
+    scores_follow_rank(result.chunks)
+    return result
 
 
 async def aretrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
@@ -68,7 +71,8 @@ def shortfall(result: RetrievalResult, k: int, available: int) -> int:
 
 def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_budget: int) -> int:
     """Top ``result`` up to ``k`` chunks with ``extra``'s next-best ones (``via="fill"``) that
-    fit what is left of ``token_budget``; returns how many were added."""
+    fit what is left of ``token_budget``, scored no higher than the chunk before them (their
+    scores come from another ranking); returns how many were added."""
     before = len(result.chunks)
     taken = {c.chunk_id for c in result.chunks}
     used = sum(c.n_tokens for c in result.chunks)
@@ -81,6 +85,7 @@ def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_bud
         result.chunks.append(chunk)
         used += chunk.n_tokens
     added = len(result.chunks) - before
+    scores_follow_rank(result.chunks)
     if added:
         logger.warning("%s query returned %d of %d chunks; topped up with %d next-best dense chunks",
                        result.mode, before, k, added)

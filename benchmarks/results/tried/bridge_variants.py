@@ -1,0 +1,116 @@
+"""Four variants of ``bridging.bridge_scores`` measured on the tune halves (none adopted).
+
+Run from the repository root after ``benchmarks/run_suite.py`` has built its indexes:
+``.venv/bin/python benchmarks/results/tried/bridge_variants.py '{"seed_frontier": [0.5, 1.0]}'``.
+Each grid key is one variant (0 = off, the library's behaviour):
+
+- ``seed_frontier``: chunks about a query entity (reached in the seed step) also lead on, at
+  this share of their seed similarity, so a chain that starts at the question's entity continues.
+- ``entity_frontier``: for each seed entity, its most query-relevant linked chunk joins the
+  chunks followed, at this share of its relevance (two branches of a question both lead on).
+- ``gated_mentions``: first-step bridges also reach chunks that merely *mention* a bridge entity
+  named in 2..``mention_max_chunks`` chunks, weighted by this share x the target's own relevance.
+- ``entity_specificity``: each bridge is weighted by the bridge entity's specificity
+  (``residual.link_specificity``) to this power.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from benchmarks import devsets  # noqa: E402
+from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
+from benchmarks.run_suite import question_group, score  # noqa: E402
+import minirag_core.retrieval.mini as mini  # noqa: E402
+from minirag_core.bridging import Bridge  # noqa: E402
+from minirag_core.residual import link_specificity  # noqa: E402
+from minirag_core.scores import top_ids  # noqa: E402
+
+VARIANT = {"seed_frontier": 0.0, "entity_frontier": 0.0, "gated_mentions": 0.0, "mention_max_chunks": 10,
+           "entity_specificity": 0.0}
+OPTION = dict(VARIANT)
+
+
+def bridge_scores(graph, relevance, seeds, *, seed_chunks, steps, damping):
+    """``bridging.bridge_scores`` with the variants of ``OPTION`` (all 0: the same results)."""
+    top = [(c, relevance[c]) for c in top_ids(relevance, seed_chunks)]
+    peak = top[0][1] if top and top[0][1] > 0 else 1.0
+    frontier = {c: s / peak for c, s in top}
+    scores, bridges = {}, []
+    for entity, chunks in graph.subject_chunks(sorted(seeds)).items():
+        for chunk in chunks:
+            if seeds[entity] > scores.get(chunk, 0.0):
+                scores[chunk] = seeds[entity]
+                bridges.append(Bridge(entity, entity, chunk, seeds[entity]))
+    if OPTION["seed_frontier"]:
+        for chunk, value in scores.items():
+            frontier[chunk] = max(frontier.get(chunk, 0.0), OPTION["seed_frontier"] * value)
+    if OPTION["entity_frontier"]:
+        for entity, chunks in graph.entity_chunk_ids(sorted(seeds)).items():
+            if chunks:
+                best = max(chunks, key=lambda c: relevance.get(c, 0.0))
+                share = OPTION["entity_frontier"] * max(0.0, relevance.get(best, 0.0)) / peak
+                frontier[best] = max(frontier.get(best, 0.0), share)
+    total = len(graph.chunk_ids())
+    for step in range(steps):
+        mentions = graph.chunk_entities(sorted(frontier))
+        named = sorted({e for es in mentions.values() for e in es})
+        subjects = graph.subject_chunks(named)
+        mentioned = graph.entity_chunk_ids(named)
+        reached = {}
+        for source, entities in mentions.items():
+            for entity in entities:
+                links = [(t, 1.0) for t in subjects.get(entity, ())]
+                if OPTION["gated_mentions"] and step == 0 and 1 < len(mentioned.get(entity, ())) <= OPTION["mention_max_chunks"]:
+                    links += [(t, OPTION["gated_mentions"] * max(0.0, relevance.get(t, 0.0)) / peak)
+                              for t in mentioned[entity] if t not in subjects.get(entity, ())]
+                for target, share in links:
+                    value = frontier[source] * damping * share
+                    if OPTION["entity_specificity"]:
+                        value *= link_specificity(len(mentioned.get(entity, ())), total) ** OPTION["entity_specificity"]
+                    if target != source and value > max(scores.get(target, 0.0), reached.get(target, 0.0)):
+                        reached[target] = value
+                        bridges.append(Bridge(source, entity, target, value))
+        scores.update({c: max(v, scores.get(c, 0.0)) for c, v in reached.items()})
+        frontier = reached
+        if not frontier:
+            break
+    best = {}
+    for bridge in bridges:
+        if bridge.target not in best or bridge.score > best[bridge.target].score:
+            best[bridge.target] = bridge
+    return scores, sorted(best.values(), key=lambda b: (-b.score, b.target))
+
+
+def main() -> None:
+    mini.bridge_scores = bridge_scores
+    configure_threads(1)
+    grid = json.loads(sys.argv[1])
+    for name in ("musique_50", "hotpotqa_100", "lihuaworld"):
+        dataset = devsets.load(name)
+        questions = [q for q in dataset.half("tune") if q.has_evidence]
+        index, _ = open_corpus_index(DEFAULT_OUT / f"{name}.workdir", dataset.documents)
+        for values in itertools.product(*grid.values()):
+            setting = dict(zip(grid, values))
+            OPTION.clear()
+            OPTION.update(VARIANT, **setting)
+            records, groups = [], {}
+            for q in questions:
+                result = index.query(q.question, mode="mini", top_k=10, token_budget=10**9)
+                records.append(score(q, [c.doc_id for c in result.chunks], [c.text for c in result.chunks]))
+                groups.setdefault(question_group(name, q.type), []).append(records[-1])
+
+            def pct(rows, metric):
+                return round(100 * sum(r[metric] for r in rows) / len(rows), 1)
+
+            print(name, setting, pct(records, "recall@5"), pct(records, "all_evidence@5"),
+                  {g: (pct(v, "recall@5"), pct(v, "all_evidence@5")) for g, v in groups.items()}, flush=True)
+
+
+if __name__ == "__main__":
+    main()
