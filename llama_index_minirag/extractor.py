@@ -16,7 +16,8 @@ Graph stores merge repeated items differently (``SimplePropertyGraphStore`` keep
 copy of an entity or a relation, others overwrite), so the ``MENTIONED_IN`` edge also keeps
 the chunk's own record of the entity (``entity_name``, ``entity_type``) and, on the
 lexicographically first endpoint, the chunk's relations of that entity
-(``chunk_relations``, a JSON string). From these :class:`~llama_index_minirag.graph_sources.
+(``chunk_relations``, a JSON string), and ``subject: true`` when the chunk is *about* the entity
+(its title or heading, which bridges follow). From these :class:`~llama_index_minirag.graph_sources.
 PropertyGraphSources` rebuilds exactly the graph the core would build from the same chunks.
 """
 
@@ -30,7 +31,7 @@ import networkx as nx
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, EntityNode, Relation
 from llama_index.core.llms import LLM
-from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
+from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TransformComponent
 
 from minirag_core import graph as graph_ops
 from minirag_core.extraction.base import Extractor
@@ -46,7 +47,7 @@ UNKNOWN_TYPE = "UNKNOWN"
 #: batches give the same types as a core index built from the same chunks
 DEFAULT_BATCH_SIZE = 64
 
-__all__ = ["MiniRAGExtractor", "RELATED", "MENTIONED_IN", "node_to_chunk", "chunk_records"]
+__all__ = ["MiniRAGExtractor", "RELATED", "MENTIONED_IN", "node_to_chunk", "chunk_records", "position_in_document"]
 
 
 def node_to_chunk(node: BaseNode, order: int, embedder: Any) -> Chunk:
@@ -57,17 +58,22 @@ def node_to_chunk(node: BaseNode, order: int, embedder: Any) -> Chunk:
                  n_tokens=embedder.count_tokens(text), metadata=metadata)
 
 
+def position_in_document(node: BaseNode) -> int:
+    """0 for a document's first node (no ``PREVIOUS`` node: a title line only counts there), else 1."""
+    return 1 if NodeRelationship.PREVIOUS in node.relationships else 0
+
+
 def chunk_records(chunk: Chunk, extraction: ExtractionResult
-                  ) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str], dict[str, Any]]]:
-    """The chunk's entity records {entity id: {name, type, description}} and relation
-    records {(source id, target id): {description, keywords, weight}}, folded by the core's
-    own graph code so names, types and descriptions merge exactly as in a core index."""
+                  ) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str], dict[str, Any]], list[str]]:
+    """The chunk's entity records {entity id: {name, type, description}}, relation records
+    {(source id, target id): {description, keywords, weight}} and subject entity ids, folded by
+    the core's own graph code so names, types and descriptions merge exactly as in a core index."""
     scratch = nx.Graph()
     graph_ops.add_chunk(scratch, chunk, extraction)
     entities = {n: dict(scratch.nodes[n]["sources"][chunk.id]) for n in scratch.neighbors(chunk.id)}
     relations = {tuple(e): dict(scratch.edges[tuple(e)]["sources"][chunk.id])
                  for e in scratch.nodes[chunk.id]["relations"]}
-    return entities, relations
+    return entities, relations, list(scratch.nodes[chunk.id]["subjects"])
 
 
 class MiniRAGExtractor(TransformComponent):
@@ -126,7 +132,7 @@ class MiniRAGExtractor(TransformComponent):
 
     # -- writing the records --------------------------------------------------------------
     def _annotate(self, node: BaseNode, chunk: Chunk, extraction: ExtractionResult) -> None:
-        entities, relations = chunk_records(chunk, extraction)
+        entities, relations, subjects = chunk_records(chunk, extraction)
         kg_nodes = node.metadata.pop(KG_NODES_KEY, None) or []
         kg_relations = node.metadata.pop(KG_RELATIONS_KEY, None) or []
         by_id: Dict[str, EntityNode] = {}
@@ -149,6 +155,8 @@ class MiniRAGExtractor(TransformComponent):
                           "entity_name": record["name"], "entity_type": record["type"], "position": position}
             if entity_id in stash:
                 properties["chunk_relations"] = json.dumps(stash[entity_id], ensure_ascii=False)
+            if entity_id in subjects:
+                properties["subject"] = True
             kg_relations.append(Relation(label=self.mention_label, source_id=by_id[entity_id].id,
                                          target_id=node.node_id, properties=properties))
         node.metadata[KG_NODES_KEY] = kg_nodes
@@ -161,7 +169,7 @@ class MiniRAGExtractor(TransformComponent):
                     excluded.append(key)
 
     def _batches(self, nodes: Sequence[BaseNode]) -> list[list[tuple[BaseNode, Chunk]]]:
-        pairs = [(n, node_to_chunk(n, i, self.embedder)) for i, n in enumerate(nodes)]
+        pairs = [(n, node_to_chunk(n, position_in_document(n), self.embedder)) for n in nodes]
         return [pairs[i:i + self.batch_size] for i in range(0, len(pairs), self.batch_size)]
 
     def __call__(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> Sequence[BaseNode]:

@@ -3,7 +3,7 @@
 Reads a graph written by :class:`~llama_index_minirag.extractor.MiniRAGExtractor` through the
 generic store interface only (``get()`` for every node, ``get_triplets(relation_names=...)``
 for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records the same
-heterogeneous graph the core builds (with the core's ``graph.add_chunk``, held in the core's
+heterogeneous graph the core builds, chunk subjects included (with the core's ``graph.add_chunk``, held in the core's
 ``NetworkXGraphStore`` as the ``GraphView``), and searches it with the core's ``InMemorySources``
 (entity-name, chunk and relation vectors embedded with a core ``Embedder``, BM25 over chunk
 texts). The snapshot is rebuilt when the store changes; vectors of texts seen before are
@@ -157,6 +157,7 @@ class PropertyGraphSources:
         relations: dict[str, list[ExtractedRelation]] = defaultdict(list)
         stashed: dict[str, list[tuple[tuple[int, int], ExtractedRelation]]] = defaultdict(list)
         stash_seen: set[str] = set()
+        subjects: dict[str, list[tuple[int, str]]] = defaultdict(list)
         fallback_relations: list[tuple[Any, Any, Any]] = []
         for source, relation, target in triplets:
             props = relation.properties or {}
@@ -170,6 +171,8 @@ class PropertyGraphSources:
                     entity_type = entity.properties.get("entity_type", entity.label)
                 entities[target.id].append((int(props.get("position", 0)), ExtractedEntity(
                     name=name, type=str(entity_type), description=str(props.get("description", "")))))
+                if props.get("subject"):
+                    subjects[target.id].append((int(props.get("position", 0)), name))
                 if "chunk_relations" in props:
                     stash_seen.add(target.id)
                     for i, (other, description, keywords, weight) in enumerate(json.loads(props["chunk_relations"])):
@@ -198,7 +201,8 @@ class PropertyGraphSources:
             records.append((chunk_node, ExtractionResult(
                 entities=[e for _, e in sorted(entities.get(chunk_id, []), key=lambda pe: pe[0])],
                 relations=[ExtractedRelation(r.source, names.get(r.target, r.target), r.description, r.keywords,
-                                             r.weight) for r in relations.get(chunk_id, [])])))
+                                             r.weight) for r in relations.get(chunk_id, [])],
+                subject_entities=[n for _, n in sorted(subjects.get(chunk_id, []))])))
         return records
 
     def _snapshot_of(self, g: nx.Graph, records: list[tuple[ChunkNode, ExtractionResult]],

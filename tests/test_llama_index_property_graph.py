@@ -416,3 +416,41 @@ async def test_async_paths(pg_index, sources, core_index, mapper, sessions):
     dump = lambda n: sorted(str(x) for x in n.metadata[KG_NODES_KEY] + n.metadata[KG_RELATIONS_KEY])  # noqa: E731
     assert dump(a) == dump(b) and a.metadata[KG_NODES_KEY]
     assert KG_NODES_KEY in a.excluded_llm_metadata_keys and KG_RELATIONS_KEY in a.excluded_embed_metadata_keys
+
+
+# -- encyclopedic passages: subjects and bridges ------------------------------------------------------------
+@pytest.mark.skipif(not (LIHUAWORLD.parent / "hotpotqa_100").is_dir(), reason="HotpotQA-100 not beside the checkout")
+def test_passage_subjects_reach_the_property_graph_and_bridges_match_the_core(embed_model, embedder, mapper):
+    """A passage's title is its subject, which bridges follow to reach the next hop: the property
+    graph must carry it, so the PG path ranks multi-hop passages as the core does."""
+    from graph_parity import corpus_of_passages
+
+    from minirag_core.index import MiniRAGIndex
+
+    passages, questions = corpus_of_passages()
+    core = MiniRAGIndex(None, embedder=embedder)
+    core.insert(passages)
+    pg = PropertyGraphIndex.from_documents(
+        [Document(text=d.text, id_=d.id) for d in passages], kg_extractors=[MiniRAGExtractor(embed_model=embed_model)],
+        embed_model=embed_model, llm=MockLLM(), use_async=False, embed_kg_nodes=False)
+    sources = PropertyGraphSources(pg.property_graph_store, embed_model)
+
+    def subjects(graph) -> dict[str, list[str]]:
+        return {a["doc_id"]: a["subjects"] for _, a in graph.nodes(data=True) if a["kind"] == "chunk"}
+
+    core_subjects = subjects(core.graph_store.graph)
+    assert sum(bool(s) for s in core_subjects.values()) >= len(passages) - 2  # titled passages
+    assert subjects(sources.graph.graph) == core_subjects
+
+    retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=mapper, top_k=5)
+    bridged = 0
+    for question in questions:
+        ours, theirs = retriever.retrieve_result(question), core.query(question, mode="mini", top_k=5)
+        assert [c.doc_id for c in ours.chunks] == [c.doc_id for c in theirs.chunks]
+
+        def bridges(result) -> list[list[str]]:  # the bridge entities (labels name chunk ids, which differ)
+            return sorted(p.nodes for p in result.paths if p.query_entity.startswith("bridge from"))
+
+        assert bridges(ours) == bridges(theirs)
+        bridged += bool(bridges(ours))
+    assert bridged  # the bridges ran on the PG path

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from pathlib import Path
@@ -301,3 +300,64 @@ def test_cache_never_returns_another_keys_line(tmp_path: Path) -> None:
     path.write_text(lines[1] + lines[0], encoding="utf-8")  # equal lengths: each offset finds the other key
     assert cache.get("m", "p1", False) in (None, "r1") and cache.get("m", "p2", False) in (None, "r2")
     assert LLMCallCache(path).get("m", "p2", False) == "r2"
+
+
+def _titled(order: int, text: str) -> Chunk:
+    return Chunk(id=f"t{order}", doc_id="doc", order=order, text=text, n_tokens=30)
+
+
+HASTINGS = ("Warren Hastings\nWarren Hastings was an English statesman who served as the first governor of "
+            "the presidency of Fort William in Bengal.")
+
+
+def test_a_titled_chunk_records_its_subject_on_a_model_built_graph() -> None:
+    """Bridges follow a chunk's subject; the model is not asked for it, the text's shape gives it."""
+    names_it = Scripted(first='("entity"<|>"Warren Hastings"<|>"person"<|>"A statesman.")##'
+                              '("entity"<|>"Bengal"<|>"location"<|>"A region.")<|COMPLETE|>', glean="")
+    [res] = LLMExtractor(CallableBackend("m", names_it), max_gleaning=0).extract([_titled(0, HASTINGS)])
+    assert res.subject_entities == ["Warren Hastings"] and len(res.entities) == 2
+
+    leaves_it_out = Scripted(first='("entity"<|>"Bengal"<|>"location"<|>"A region.")<|COMPLETE|>', glean="")
+    [res] = LLMExtractor(CallableBackend("m", leaves_it_out), max_gleaning=0).extract([_titled(0, HASTINGS)])
+    added = next(e for e in res.entities if e.name == "Warren Hastings")
+    assert res.subject_entities == ["Warren Hastings"]
+    assert added.type == "UNKNOWN" and added.description.startswith("Warren Hastings was an English statesman")
+
+    # a later chunk's first line is not a title; a chat has no subject
+    chat = "Time: 20260101_10:00\nAnna: Did you read about Warren Hastings in the history class today?"
+    results = LLMExtractor(CallableBackend("m", names_it), max_gleaning=0).extract(
+        [_titled(1, HASTINGS), _titled(0, chat)])
+    assert [r.subject_entities for r in results] == [[], []]
+
+
+def test_bridges_work_on_a_model_built_graph(embedder, tmp_path: Path) -> None:
+    """A passage one entity away from the question's passage is reached through its subject when
+    a model builds the graph, as with the offline extractor (the path says so)."""
+    import json
+    import re
+
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    name = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b")
+
+    def model(prompt: str, json_mode: bool = False) -> str:
+        if json_mode:  # query mapping
+            return json.dumps({"answer_type_keywords": ["PERSON"], "entities_from_query": ["Silent Harbour"]})
+        if prompt.endswith(GLEAN_CONTINUE) or prompt.endswith(GLEAN_IF_LOOP):
+            return "<|COMPLETE|>"
+        text = prompt.split("-Real Data-", 1)[1].split("Text:", 1)[1].rsplit("Output:", 1)[0]
+        found = [n for n in dict.fromkeys(name.findall(text)) if n not in {"The", "Her", "It"}][:4]
+        return "##".join(f'("entity"<|>"{n}"<|>"person"<|>"{n} is named here.")' for n in found) + "<|COMPLETE|>"
+
+    docs = [Document("film", "Silent Harbour\nSilent Harbour is a drama film of 1998 directed by Orla Brennan, "
+                             "shot on the western coast over one winter."),
+            Document("director", "Orla Brennan\nOrla Brennan grew up in Galway and studied painting there before "
+                                 "she moved to Dublin. Her mother was the weaver Maeve Doyle."),
+            *[Document(f"other{i}", f"Harbour Film {i}\nHarbour Film {i} is a drama film about a silent harbour "
+                                    f"town, shot over a winter on the coast in year {1990 + i}.") for i in range(6)]]
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder, llm=CallableBackend("scripted", model))
+    index.insert(docs)
+    result = index.query("Who was the mother of the director of Silent Harbour?", mode="mini", top_k=3)
+    assert [c.doc_id for c in result.chunks][:2] == ["film", "director"]
+    assert any(p.query_entity.startswith("bridge from film") for p in result.paths)

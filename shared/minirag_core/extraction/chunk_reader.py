@@ -20,7 +20,7 @@ from ..types import Chunk
 from .formats import Message, split_sentences
 from .nlp import LABEL_TYPES, sentence_links
 from .spans import Span, find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
-from .subjects import title_subject
+from .subjects import chunk_subject
 
 MAX_DESCRIPTION = 300
 MAX_SENTENCE = 220
@@ -269,10 +269,7 @@ def add_chat_structure(ce: ChunkEntities, messages: list[Message], session_time:
 
 def add_subject(chunk: Chunk, ce: ChunkEntities) -> None:
     """Record the chunk's subject (a heading anywhere, a title line only at a document's start)."""
-    first_line = chunk.text.lstrip().split("\n", 1)[0]
-    if chunk.order != 0 and not first_line.startswith("#"):
-        return
-    title = title_subject(chunk.text)
+    title = chunk_subject(chunk.text, chunk.order)
     key = normalize_entity_name(title) if title else ""
     if not key:
         return

@@ -11,12 +11,16 @@ from tqdm.auto import tqdm
 
 from ..llm.base import LLMBackend
 from ..llm.cache import CachedLLM, LLMCallCache
-from ..names import normalize_entity_name
+from ..names import clean_display_name, normalize_entity_name
 from ..prompts import DEFAULT_ENTITY_TYPES, GLEAN_CONTINUE, GLEAN_IF_LOOP, build_extraction_prompt
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
-from . import record_parser
+from . import record_parser, subjects
+from .formats import split_sentences
 from .identity import digest, module_digest
 from .record_parser import parse_extraction
+from .subjects import chunk_subject, short_form
+
+MAX_SUBJECT_DESCRIPTION = 300
 
 logger = logging.getLogger("minirag_core")
 
@@ -57,6 +61,27 @@ def merge_results(results: Sequence[ExtractionResult]) -> ExtractionResult:
     return merged
 
 
+def add_subject(result: ExtractionResult, chunk: Chunk) -> ExtractionResult:
+    """Record what the chunk is about (its title line or heading, read from the text's shape as
+    the offline extractor reads it), so bridges reach it on a model-built graph too: the model's
+    entity of that name, or a new entity for the title when the model left it out."""
+    title = chunk_subject(chunk.text, chunk.order)
+    key = normalize_entity_name(title) if title else ""
+    if not title or not key:
+        return result
+    names = {normalize_entity_name(e.name): e.name for e in result.entities}
+    if key not in names:
+        body = chunk.text.strip().split("\n", 1)[1].strip() if "\n" in chunk.text.strip() else ""
+        first = split_sentences(body)[0] if body else ""
+        names[key] = clean_display_name(title)
+        result.entities.append(ExtractedEntity(names[key], "UNKNOWN", first[:MAX_SUBJECT_DESCRIPTION]))
+    result.subject_entities = [names[key]]
+    short = normalize_entity_name(short_form(title) or "")
+    if short and short != key and short in names:  # "Springfield, Ohio" is about the "Springfield" it names
+        result.subject_entities.append(names[short])
+    return result
+
+
 class LLMExtractor:
     """Extractor that asks a language model for MiniRAG's entity/relationship records.
 
@@ -84,13 +109,13 @@ class LLMExtractor:
         """The extraction cache's key: the model, the prompts (with the entity types), the
         gleaning rounds and the reply parser's code and constants."""
         prompts = [build_extraction_prompt("{input_text}", self.entity_types), GLEAN_CONTINUE, GLEAN_IF_LOOP]
-        return f"{self.name}:{digest([self.llm.name, prompts, module_digest(record_parser)])}"
+        return f"{self.name}:{digest([self.llm.name, prompts, module_digest(record_parser), module_digest(subjects)])}"
 
     def __repr__(self) -> str:
         return f"LLMExtractor(name={self.name!r})"
 
     async def _extract_one(self, chunk: Chunk) -> ExtractionResult:
-        """First pass plus gleaning rounds for one chunk (LightRAG's loop)."""
+        """First pass plus gleaning rounds for one chunk (LightRAG's loop), then its subject."""
         history = build_extraction_prompt(chunk.text, self.entity_types)
         reply = await self.llm.acomplete(history)
         results = [parse_extraction(reply)]
@@ -103,7 +128,7 @@ class LLMExtractor:
             answer = await self.llm.acomplete(f"{history}{reply}\n\n{GLEAN_IF_LOOP}")
             if not answer.strip().strip("\"'*").lower().startswith("yes"):
                 break
-        return merge_results(results)
+        return add_subject(merge_results(results), chunk)
 
     async def aextract(self, chunks: Sequence[Chunk], *, show_progress: bool = False) -> list[ExtractionResult]:
         """Extract all chunks concurrently (at most ``max_concurrency`` at a time)."""

@@ -32,6 +32,14 @@ def title_subject(text: str) -> str | None:
     return title if len(title) >= 2 else None
 
 
+def chunk_subject(text: str, order: int) -> str | None:
+    """A chunk's subject: a heading anywhere, a title line only at a document's start (``order``
+    0: a later chunk's first line is just a line of the document)."""
+    if order != 0 and not text.lstrip().split("\n", 1)[0].startswith("#"):
+        return None
+    return title_subject(text)
+
+
 def short_form(title: str) -> str | None:
     """The name a qualified title stands for: "Springfield, Ohio" -> "Springfield" (the
     qualifier after the first comma dropped), None when the title has no qualifier."""
