@@ -4,6 +4,7 @@ user would pick instead, on the same chunks, reported on the *test* half of each
     .venv/bin/python benchmarks/run_suite.py                     # all sets in ../shared/data, test halves
     .venv/bin/python benchmarks/run_suite.py --split tune        # the half settings are chosen on
     .venv/bin/python benchmarks/run_suite.py --write-results     # also regenerate RESULTS.md and the README section
+    .venv/bin/python benchmarks/run_suite.py --llm ollama:qwen2.5:3b   # the graph built by a model (the paper's setting)
 
 Systems: mini, light, naive (MiniRAG on the embedded default), bm25 (plain ``bm25s``), bm25t (BM25
 with the project's tokeniser: normalised dates), hybrid (BM25 + dense, reciprocal-rank fusion with
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -26,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import devsets  # noqa: E402
 from benchmarks.baselines import LexicalRanker, dense_rank, reciprocal_rank_fusion  # noqa: E402
-from benchmarks.common import DEFAULT_OUT, SystemCaches, configure_threads, git_commit, machine_info, open_corpus_index  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    DEFAULT_OUT, SystemCaches, configure_threads, git_commit, machine_info, make_llm, open_corpus_index,
+)
 from benchmarks.metrics import answer_in_context, mean, percentile  # noqa: E402
 from benchmarks.suite_report import plot_suite, readme_section, write_results  # noqa: E402
 
@@ -120,12 +124,21 @@ def aggregate(records: list[dict]) -> dict:
     return out
 
 
-def evaluate_set(name: str, systems: list[str], split: str, out: Path, rebuild: bool, limit: int | None) -> dict:
+def workdir_for(out: Path, name: str, llm_spec: str | None) -> Path:
+    """The set's index folder: one per extraction (the embedded default, or each model)."""
+    if not llm_spec:
+        return out / f"{name}.workdir"
+    return out / f"{name}.{re.sub(r'[^A-Za-z0-9.]+', '-', llm_spec.split('@')[0]).strip('-')}.workdir"
+
+
+def evaluate_set(name: str, systems: list[str], split: str, out: Path, rebuild: bool, limit: int | None,
+                 llm_spec: str | None = None) -> dict:
     data = devsets.load(name)
     questions = [q for q in data.questions if split == "all" or q.split == split]
     questions = [q for q in questions if q.has_evidence][:limit]
     t0 = time.perf_counter()
-    index, build = open_corpus_index(out / f"{name}.workdir", data.documents, rebuild=rebuild)
+    index, build = open_corpus_index(workdir_for(out, name, llm_spec), data.documents, rebuild=rebuild,
+                                     llm=make_llm(llm_spec), show_progress=bool(llm_spec))
     runner = SetRunner(index)
     seconds_build = time.perf_counter() - t0
     for system in systems:  # warm-up: lazy BM25, type pool, first model call
@@ -162,7 +175,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=None, help="first N questions of each set (smoke runs)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1; 0 = torch's default)")
     p.add_argument("--write-results", action="store_true", help="regenerate RESULTS.md and the README section")
+    p.add_argument("--llm", default=None, help="ollama:MODEL[@host]: build each set's graph and map the questions "
+                                               "with this model (its own workdirs; results in --out only)")
     args = p.parse_args(argv)
+    if args.llm and args.write_results:
+        p.error("--write-results keeps RESULTS.md for the embedded default; a --llm run writes --out only")
     args.sets = [s for s in (args.sets.split(",") if args.sets else devsets.available()) if s]
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in args.systems if s not in DEFAULT_SYSTEMS]
@@ -176,8 +193,10 @@ def main(argv=None) -> dict:
     configure_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    sets = [evaluate_set(name, args.systems, args.split, args.out, args.rebuild, args.limit) for name in args.sets]
+    sets = [evaluate_set(name, args.systems, args.split, args.out, args.rebuild, args.limit, args.llm)
+            for name in args.sets]
     results = {"commit": git_commit(), "machine": machine_info(), "split": args.split, "systems": args.systems,
+               "llm": args.llm,
                "ablations": ABLATIONS, "ks": KS, "out": str(args.out), "seconds_total": time.perf_counter() - started, "sets": sets}
     (args.out / "suite_results.json").write_text(json.dumps(results, indent=1, default=str))
     plot_suite(results, args.out / "suite_recall.png")

@@ -101,9 +101,12 @@ def lead_sentence(entry: dict) -> str:
 
 def readme_section(results: dict) -> str:
     commit = (results.get("commit") or "uncommitted")[:7]
-    lines = [f"Measured at commit `{commit}` by `.venv/bin/python benchmarks/run_suite.py --write-results` "
+    command = f"--llm {results['llm']}" if results.get("llm") else "--write-results"
+    lines = [f"Measured at commit `{commit}` by `.venv/bin/python benchmarks/run_suite.py {command}` "
              f"({results['seconds_total'] / 60:.1f} min on a {results['machine'].get('cpu_count', '?')}-core machine, "
-             f"embedded default, no model). **What is measured:** evidence retrieval on the *{results['split']}* "
+             + (f"graph built and questions mapped by `{results['llm']}`). " if results.get("llm") else
+                "embedded default, no model). ")
+             + f"**What is measured:** evidence retrieval on the *{results['split']}* "
              "half of each question set (split by a fixed hash of the question; settings are chosen on the other "
              "half): recall@k is the share of a question's evidence documents among the documents of the top k "
              "chunks, all-evidence@k the share of questions with every evidence document there, answer-in-context@5 "

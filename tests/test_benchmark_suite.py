@@ -78,3 +78,69 @@ def test_graph_only_ablation_ranks_by_the_graph_not_by_id(embedder):
     assert doc_ids[0] == "zzz"  # id order would put "aaa" first
     assert "Reasoning Paths" in context
     assert set(ABLATIONS["mini-graph-only"]) == {"dense_weight", "lexical_weight"}
+
+
+def test_suite_builds_each_graph_with_a_model_when_asked(tmp_path, httpserver, monkeypatch):
+    """``run_suite.py --llm ollama:MODEL``: the paper's setting (a model builds the graph and maps
+    the questions) on any development set, in a workdir of its own, against a server speaking
+    Ollama's /api/chat (a scripted stand-in for the model's replies)."""
+    import functools
+    import json
+    import re
+
+    from werkzeug import Response
+
+    from benchmarks import run_suite
+    from benchmarks.suite_report import readme_section
+    from minirag_core.prompts import GLEAN_CONTINUE, GLEAN_IF_LOOP
+
+    folder = tmp_path / "data" / "tiny"
+    folder.mkdir(parents=True)
+    passages = [{"id": "Silent Harbour", "text": "Silent Harbour\nSilent Harbour is a drama film of 1998 directed by "
+                                                 "Orla Brennan and shot on the western coast."},
+                {"id": "Orla Brennan", "text": "Orla Brennan\nOrla Brennan is a director who grew up in Galway; her "
+                                               "mother was the weaver Maeve Doyle."},
+                {"id": "Galway", "text": "Galway\nGalway is a harbour city on the western coast, known for its "
+                                         "weavers and its film festival."}]
+    (folder / "corpus.json").write_text(json.dumps(passages))
+    (folder / "questions.json").write_text(json.dumps([
+        {"id": "q1", "question": "Who was the mother of the director of Silent Harbour?", "answer": "Maeve Doyle",
+         "evidence": "Silent Harbour<and>Orla Brennan", "type": "2hop"}]))
+    monkeypatch.setattr(run_suite.devsets, "load", functools.partial(devsets.load, root=tmp_path / "data"))
+
+    asked: list[tuple[str, bool]] = []
+    name = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b")
+
+    def reply(request):
+        body = json.loads(request.data)
+        prompt, as_json = body["messages"][-1]["content"], body.get("format") == "json"
+        asked.append((prompt, as_json))
+        if as_json:
+            content = json.dumps({"answer_type_keywords": ["PERSON"], "entities_from_query": ["Silent Harbour"]})
+        elif prompt.endswith(GLEAN_CONTINUE) or prompt.endswith(GLEAN_IF_LOOP):
+            content = "<|COMPLETE|>" if prompt.endswith(GLEAN_CONTINUE) else "NO"
+        else:
+            text = prompt.split("-Real Data-", 1)[1].split("Text:", 1)[1].rsplit("Output:", 1)[0]
+            content = "##".join(f'("entity"<|>"{n}"<|>"person"<|>"{n} is named here.")'
+                                for n in dict.fromkeys(name.findall(text))) + "<|COMPLETE|>"
+        return Response(json.dumps({"model": body["model"], "created_at": "2026-11-27T10:00:00Z", "done": True,
+                                    "message": {"role": "assistant", "content": content}}),
+                        content_type="application/json")
+
+    httpserver.expect_request("/api/chat", method="POST").respond_with_handler(reply)
+    spec = f"ollama:tiny-model:0.5b@{httpserver.url_for('/').rstrip('/')}"
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit):  # RESULTS.md stays the embedded default's
+        run_suite.parse_args(["--llm", spec, "--write-results"])
+    results = run_suite.main(["--sets", "tiny", "--split", "all", "--systems", "mini,naive,bm25",
+                              "--out", str(out), "--threads", "0", "--llm", spec])
+
+    assert (out / "tiny.ollama-tiny-model-0.5b.workdir" / "manifest.json").exists()
+    assert not (out / "tiny.workdir").exists()  # the embedded default's index is not touched
+    extraction = [p for p, as_json in asked if "-Real Data-" in p and not as_json
+                  and not p.endswith((GLEAN_CONTINUE, GLEAN_IF_LOOP))]
+    assert len(extraction) == len(passages)  # every passage read by the model
+    assert any(as_json for _, as_json in asked)  # and the question mapped by it
+    [entry] = results["sets"]
+    assert entry["index"]["entities"] == 4 and entry["summary"]["mini"]["overall"]["n"] == 1
+    assert "graph built and questions mapped by `ollama:tiny-model:0.5b" in readme_section(results)
