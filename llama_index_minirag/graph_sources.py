@@ -33,6 +33,8 @@ from llama_index.core.schema import BaseNode, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
 from minirag_core import graph as graph_ops
+from minirag_core.aliases import consolidate, full_form, short_form
+from minirag_core.graph_records import holds_aliases
 from minirag_core.embedding.base import Embedder
 from minirag_core.names import normalize_entity_name
 from minirag_core.retrieval.memory_sources import InMemorySources, embed_graph
@@ -60,6 +62,27 @@ class GraphSnapshot(InMemorySources):
         self.llama_nodes = llama_nodes
         self.doc_metadata = doc_metadata
         self.signature = signature
+
+
+def may_move_aliases(graph: nx.Graph, records: list[tuple[ChunkNode, ExtractionResult]]) -> bool:
+    """Whether adding ``records`` to ``graph`` could make alias consolidation move a record: a
+    name they add is a short form ("Lovelace", "A. Lovelace") or a full name whose surname the
+    other kind also has (the pairs ``aliases.consolidate`` homes together), in the graph or among them."""
+    added = {normalize_entity_name(e.name) for _, extraction in records for e in extraction.entities}
+    surnames = {n.split()[-1] for n in added if n and (short_form(n) or full_form(n))}
+    if not surnames:
+        return False
+    shorts: set[str] = set()  # surnames with a short form (or short-form records homed at a full name)
+    fulls: set[str] = set()
+    entities = {n: a for n, a in graph.nodes(data=True) if a["kind"] == graph_ops.ENTITY}
+    for node_id in [*entities, *sorted(added)]:
+        surname = node_id.split()[-1] if node_id.split() else ""
+        if surname in surnames:
+            if short_form(node_id) or (node_id in entities and holds_aliases(entities[node_id])):
+                shorts.add(surname)
+            if full_form(node_id):
+                fulls.add(surname)
+    return bool(shorts & fulls)
 
 
 class PropertyGraphSources:
@@ -230,6 +253,9 @@ class PropertyGraphSources:
             chunk = Chunk(id=chunk_node.id, doc_id=doc_id, order=int(llama.start_char_idx or 0), text=text,
                           n_tokens=self.embedder.count_tokens(text))
             graph_ops.add_chunk(g, chunk, extraction)
+        if not shared:  # one person's short and full names, homed at one node as the core does
+            consolidate(g, [n for n, a in g.nodes(data=True) if a["kind"] == graph_ops.ENTITY],
+                        [c.id for c, _ in records])
         store = NetworkXGraphStore(None)
         store.graph = g
         # self._vectors is possibly shared with other sources over the same store
@@ -263,7 +289,10 @@ class PropertyGraphSources:
                     or (t[1].properties or {}).get("triplet_source_id") in chunk_set]
         by_id = {n.id: n for n in nodes}
         ordered = [by_id[c] for c in new_chunks if c in by_id]
-        return self._snapshot_of(known.copy(), self._records(ordered, triplets), dict(snapshot.llama_nodes),
+        records = self._records(ordered, triplets)
+        if may_move_aliases(known, records):  # consolidation may re-home older chunks' records
+            return None
+        return self._snapshot_of(known.copy(), records, dict(snapshot.llama_nodes),
                                  {k: dict(v) for k, v in snapshot.doc_metadata.items()},
                                  f"{snapshot.signature}+{len(new_chunks)}", shared=True)
 

@@ -307,6 +307,31 @@ def test_an_insert_reads_only_the_new_chunks_neighbourhood(sessions, embed_model
         spy.close()
 
 
+def test_an_insert_naming_someone_by_surname_homes_it_at_the_full_name(embed_model, embedder):
+    """A new chunk's "Lovelace" joins the "Ada Lovelace" node of an earlier chunk, as in the core:
+    the snapshot after the insert equals the core's graph and one built by reading the whole store."""
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document as CoreDocument
+
+    texts = {"a": "Ada Lovelace wrote the first program for the analytical engine in London.",
+             "b": "The engine was designed by Charles Babbage, a mathematician from London.",
+             "c": "Later that year Lovelace explained to Babbage how the engine could repeat its steps."}
+    core = MiniRAGIndex(None, embedder=embedder)
+    core.insert([CoreDocument(id=k, text=t) for k, t in texts.items() if k != "c"])
+    core.insert([CoreDocument(id="c", text=texts["c"])])
+    index = PropertyGraphIndex.from_documents(
+        [Document(text=texts[k], id_=k) for k in "ab"], kg_extractors=[MiniRAGExtractor(embed_model=embed_model)],
+        embed_model=embed_model, llm=MockLLM(), use_async=False, embed_kg_nodes=False)
+    sources = PropertyGraphSources(index.property_graph_store, embed_model)
+    sources.snapshot()
+    index.insert(Document(text=texts["c"], id_="c"))
+    homed = sources.snapshot().graph.graph.nodes["ADA LOVELACE"]["sources"]
+    assert sorted(r.get("raw", "") for r in homed.values()) == ["", "LOVELACE"]
+    assert _entity_view(sources.snapshot().graph.graph) == _entity_view(core.graph_store.graph)
+    full = PropertyGraphSources(index.property_graph_store, embed_model, watch_writes=False).snapshot()
+    assert _graph_view(sources.snapshot().graph.graph)[0].keys() == _graph_view(full.graph.graph)[0].keys()
+
+
 def test_retrievers_on_one_store_share_the_graph_vectors(pg_index, embedder, mapper):
     counting = CountingEmbedder(embedder)
     first = MiniRAGRetriever.from_property_graph(pg_index, embed_model=counting, query_mapper=mapper, mode="naive")
@@ -421,8 +446,9 @@ async def test_async_paths(pg_index, sources, core_index, mapper, sessions):
 # -- encyclopedic passages: subjects and bridges ------------------------------------------------------------
 @pytest.mark.skipif(not (LIHUAWORLD.parent / "hotpotqa_100").is_dir(), reason="HotpotQA-100 not beside the checkout")
 def test_passage_subjects_reach_the_property_graph_and_bridges_match_the_core(embed_model, embedder, mapper):
-    """A passage's title is its subject, which bridges follow to reach the next hop: the property
-    graph must carry it, so the PG path ranks multi-hop passages as the core does."""
+    """A passage's title is its subject, which bridges follow to reach the next hop, and a person's
+    short name is homed at the full name's node: the PG path must rebuild both, so it ranks
+    multi-hop passages exactly as the core does."""
     from graph_parity import corpus_of_passages
 
     from minirag_core.index import MiniRAGIndex
@@ -441,12 +467,17 @@ def test_passage_subjects_reach_the_property_graph_and_bridges_match_the_core(em
     core_subjects = subjects(core.graph_store.graph)
     assert sum(bool(s) for s in core_subjects.values()) >= len(passages) - 2  # titled passages
     assert subjects(sources.graph.graph) == core_subjects
+    # a person's short name is homed at the full name's node on both paths
+    assert _entity_view(sources.graph.graph) == _entity_view(core.graph_store.graph)
+    assert any("raw" in r for _, a in core.graph_store.graph.nodes(data=True) if a["kind"] == "entity"
+               for r in a["sources"].values())
 
     retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=mapper, top_k=5)
     bridged = 0
     for question in questions:
         ours, theirs = retriever.retrieve_result(question), core.query(question, mode="mini", top_k=5)
-        assert [c.doc_id for c in ours.chunks] == [c.doc_id for c in theirs.chunks]
+        assert [(c.doc_id, round(c.score, 4)) for c in ours.chunks] == [(c.doc_id, round(c.score, 4))
+                                                                      for c in theirs.chunks]
 
         def bridges(result) -> list[list[str]]:  # the bridge entities (labels name chunk ids, which differ)
             return sorted(p.nodes for p in result.paths if p.query_entity.startswith("bridge from"))
