@@ -12,6 +12,8 @@ Each grid key is one variant (0 = off, the library's behaviour):
   named in 2..``mention_max_chunks`` chunks, weighted by this share x the target's own relevance.
 - ``entity_specificity``: each bridge is weighted by the bridge entity's specificity
   (``residual.link_specificity``) to this power.
+- ``targets_per_source``: each source chunk leads only to its this many most query-relevant
+  targets (0 = all), so a passage naming many entities spreads its score less widely.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from minirag_core.residual import link_specificity  # noqa: E402
 from minirag_core.scores import top_ids  # noqa: E402
 
 VARIANT = {"seed_frontier": 0.0, "entity_frontier": 0.0, "gated_mentions": 0.0, "mention_max_chunks": 10,
-           "entity_specificity": 0.0}
+           "entity_specificity": 0.0, "targets_per_source": 0}
 OPTION = dict(VARIANT)
 
 
@@ -63,6 +65,12 @@ def bridge_scores(graph, relevance, seeds, *, seed_chunks, steps, damping):
         subjects = graph.subject_chunks(named)
         mentioned = graph.entity_chunk_ids(named)
         reached = {}
+        keep = None
+        if OPTION["targets_per_source"]:
+            keep = {}
+            for source, entities in mentions.items():
+                targets = {t for e in entities for t in subjects.get(e, ()) if t != source}
+                keep[source] = set(sorted(targets, key=lambda t: (-relevance.get(t, 0.0), t))[:OPTION["targets_per_source"]])
         for source, entities in mentions.items():
             for entity in entities:
                 links = [(t, 1.0) for t in subjects.get(entity, ())]
@@ -70,6 +78,8 @@ def bridge_scores(graph, relevance, seeds, *, seed_chunks, steps, damping):
                     links += [(t, OPTION["gated_mentions"] * max(0.0, relevance.get(t, 0.0)) / peak)
                               for t in mentioned[entity] if t not in subjects.get(entity, ())]
                 for target, share in links:
+                    if keep is not None and target not in keep[source]:
+                        continue
                     value = frontier[source] * damping * share
                     if OPTION["entity_specificity"]:
                         value *= link_specificity(len(mentioned.get(entity, ())), total) ** OPTION["entity_specificity"]
