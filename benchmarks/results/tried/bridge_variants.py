@@ -18,20 +18,19 @@ Each grid key is one variant (0 = off, the library's behaviour):
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from benchmarks import devsets  # noqa: E402
-from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
-from benchmarks.run_suite import question_group, score  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 import minirag_core.retrieval.mini as mini  # noqa: E402
 from minirag_core.bridging import Bridge  # noqa: E402
 from minirag_core.residual import link_specificity  # noqa: E402
 from minirag_core.scores import top_ids  # noqa: E402
+from tune_rows import print_tune_rows  # noqa: E402
 
 VARIANT = {"seed_frontier": 0.0, "entity_frontier": 0.0, "gated_mentions": 0.0, "mention_max_chunks": 10,
            "entity_specificity": 0.0, "targets_per_source": 0}
@@ -99,27 +98,13 @@ def bridge_scores(graph, relevance, seeds, *, seed_chunks, steps, damping):
 
 def main() -> None:
     mini.bridge_scores = bridge_scores
-    configure_threads(1)
-    grid = json.loads(sys.argv[1])
-    for name in ("musique_50", "hotpotqa_100", "lihuaworld"):
-        dataset = devsets.load(name)
-        questions = [q for q in dataset.half("tune") if q.has_evidence]
-        index, _ = open_corpus_index(DEFAULT_OUT / f"{name}.workdir", dataset.documents)
-        for values in itertools.product(*grid.values()):
-            setting = dict(zip(grid, values))
-            OPTION.clear()
-            OPTION.update(VARIANT, **setting)
-            records, groups = [], {}
-            for q in questions:
-                result = index.query(q.question, mode="mini", top_k=10, token_budget=10**9)
-                records.append(score(q, [c.doc_id for c in result.chunks], [c.text for c in result.chunks]))
-                groups.setdefault(question_group(name, q.type), []).append(records[-1])
 
-            def pct(rows, metric):
-                return round(100 * sum(r[metric] for r in rows) / len(rows), 1)
+    def rank(index, question, setting, _):
+        OPTION.clear()
+        OPTION.update(VARIANT, **setting)
+        return index.query(question.question, mode="mini", top_k=10, token_budget=10**9).chunks
 
-            print(name, setting, pct(records, "recall@5"), pct(records, "all_evidence@5"),
-                  {g: (pct(v, "recall@5"), pct(v, "all_evidence@5")) for g, v in groups.items()}, flush=True)
+    print_tune_rows(json.loads(sys.argv[1]), rank)
 
 
 if __name__ == "__main__":

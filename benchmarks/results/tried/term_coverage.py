@@ -10,7 +10,6 @@ hold more hops. Run from the repository root after ``benchmarks/run_suite.py`` b
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import sys
@@ -19,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from benchmarks import devsets  # noqa: E402
-from benchmarks.common import DEFAULT_OUT, configure_threads, open_corpus_index  # noqa: E402
-from benchmarks.run_suite import question_group, score  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 from minirag_core.residual import words  # noqa: E402
+from tune_rows import print_tune_rows  # noqa: E402
 
 
 def cover_words(question: str, chunks: list, idf: dict[str, float], weight: float, depth: int) -> list:
@@ -45,30 +44,18 @@ def cover_words(question: str, chunks: list, idf: dict[str, float], weight: floa
 
 
 def main() -> None:
-    configure_threads(1)
-    grid = json.loads(sys.argv[1])
-    for name in ("musique_50", "hotpotqa_100", "lihuaworld"):
-        dataset = devsets.load(name)
-        questions = [q for q in dataset.half("tune") if q.has_evidence]
-        index, _ = open_corpus_index(DEFAULT_OUT / f"{name}.workdir", dataset.documents)
+    def prepare(index, questions):
         graph = index.graph_store
         texts = [a.get("text", "") for a in graph.chunks(graph.chunk_ids()).values()]
         df = Counter(w for t in texts for w in set(words(t)))
         idf = {w: math.log(len(texts) / n) for w, n in df.items()}
-        results = {q.id: index.query(q.question, mode="mini", top_k=20, token_budget=10**9) for q in questions}
-        for values in itertools.product(*grid.values()):
-            setting = dict(zip(grid, values))
-            records, groups = [], {}
-            for q in questions:
-                chunks = cover_words(q.question, results[q.id].chunks, idf, setting["weight"], setting["depth"])
-                records.append(score(q, [c.doc_id for c in chunks], [c.text for c in chunks]))
-                groups.setdefault(question_group(name, q.type), []).append(records[-1])
+        return idf, {q.id: index.query(q.question, mode="mini", top_k=20, token_budget=10**9) for q in questions}
 
-            def pct(rows, metric):
-                return round(100 * sum(r[metric] for r in rows) / len(rows), 1)
+    def rank(index, question, setting, prepared):
+        idf, results = prepared
+        return cover_words(question.question, results[question.id].chunks, idf, setting["weight"], setting["depth"])
 
-            print(name, setting, pct(records, "recall@5"), pct(records, "all_evidence@5"),
-                  {g: (pct(v, "recall@5"), pct(v, "all_evidence@5")) for g, v in groups.items()}, flush=True)
+    print_tune_rows(json.loads(sys.argv[1]), rank, prepare)
 
 
 if __name__ == "__main__":
