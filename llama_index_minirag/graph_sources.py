@@ -3,7 +3,8 @@
 Reads a graph written by :class:`~llama_index_minirag.extractor.MiniRAGExtractor` through the
 generic store interface only (``get()`` for every node, ``get_triplets(relation_names=...)``
 for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records the same
-heterogeneous graph the core builds, chunk subjects included (with the core's ``graph.add_chunk``, held in the core's
+heterogeneous graph the core builds, chunk subjects and homed short names included (with the
+core's ``graph.add_chunk`` and ``aliases.consolidate``, held in the core's
 ``NetworkXGraphStore`` as the ``GraphView``), and searches it with the core's ``InMemorySources``
 (entity-name, chunk and relation vectors embedded with a core ``Embedder``, BM25 over chunk
 texts). The snapshot is rebuilt when the store changes; vectors of texts seen before are
