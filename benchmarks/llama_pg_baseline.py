@@ -14,7 +14,7 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index_minirag.adapters import MiniLMEmbedding
 
 
-def _text_nodes(chunks: dict[str, dict[str, Any]]) -> list[TextNode]:
+def text_nodes(chunks: dict[str, dict[str, Any]]) -> list[TextNode]:
     """One TextNode per chunk, linked to its document and its neighbours, as a splitter would."""
     nodes = {cid: TextNode(id_=cid, text=attrs["text"], metadata={"doc_id": attrs["doc_id"]},
                            excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
@@ -39,7 +39,7 @@ class LlamaPropertyGraphBaseline:
     def __init__(self, chunks: dict[str, dict[str, Any]], embedder, *, top_k: int = 10) -> None:
         embed_model = MiniLMEmbedding(embedder, embed_batch_size=64)
         self.chunk_ids = set(chunks)
-        self.index = PropertyGraphIndex(nodes=_text_nodes(chunks), kg_extractors=[ImplicitPathExtractor()],
+        self.index = PropertyGraphIndex(nodes=text_nodes(chunks), kg_extractors=[ImplicitPathExtractor()],
                                         embed_model=embed_model, show_progress=False)
         sub = VectorContextRetriever(self.index.property_graph_store, embed_model=embed_model,
                                      vector_store=self.index.vector_store, include_text=True,
