@@ -4,10 +4,12 @@ the same documents as a core index of the same texts (``tests/`` check it on sma
 
     .venv/bin/python benchmarks/pg_parity.py --sets hotpotqa_100,musique_50,lihuaworld
     .venv/bin/python benchmarks/pg_parity.py --sets lihuaworld --chunks core   # the core's chunks as nodes
+    .venv/bin/python benchmarks/pg_parity.py --sets lihuaworld --chunks minirag  # MiniRAGTokenSplitter
 
 With ``--chunks splitter`` (default) the documents go through LlamaIndex's default node parser, as
 a user's would; its chunks differ from the core's token windows where documents are long, and
-then only the ranking *given the same chunks* is the same: ``--chunks core`` checks that.
+then only the ranking *given the same chunks* is the same: ``--chunks core`` checks that, and
+``--chunks minirag`` parses the documents with ``MiniRAGTokenSplitter`` (the core's windows).
 
 Reuses ``run_suite.py``'s core indexes (``--out``); updates ``results/pg_parity.json``: per set and
 chunking, how many questions (both halves) get the same top 5 documents in order, and both recall@5.
@@ -33,7 +35,8 @@ def compare_set(name: str, out: Path, chunks: str = "splitter") -> dict:
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
 
-    from llama_index_minirag import MiniLMEmbedding, MiniRAGExtractor, MiniRAGRetriever, PropertyGraphSources
+    from llama_index_minirag import (MiniLMEmbedding, MiniRAGExtractor, MiniRAGRetriever, MiniRAGTokenSplitter,
+                                     PropertyGraphSources)
 
     data = devsets.load(name)
     core, _ = open_corpus_index(out / f"{name}.workdir", data.documents)
@@ -44,6 +47,8 @@ def compare_set(name: str, out: Path, chunks: str = "splitter") -> dict:
     if chunks == "core":  # the core's chunks, in its insertion order, linked as a splitter links them
         pg = PropertyGraphIndex(nodes=text_nodes(core.graph_store.chunks(core.graph_store.chunk_ids())), **settings)
     else:
+        if chunks == "minirag":
+            settings["transformations"] = [MiniRAGTokenSplitter(embed_model=embed_model)]
         pg = PropertyGraphIndex.from_documents(
             [Document(text=d.text, id_=d.id, metadata=dict(d.metadata)) for d in data.documents], **settings)
     sources = PropertyGraphSources(pg.property_graph_store, embed_model)
@@ -69,8 +74,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sets", default="hotpotqa_100,musique_50")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="run_suite.py's --out (its core workdirs are reused)")
-    p.add_argument("--chunks", choices=("splitter", "core"), default="splitter",
-                   help="LlamaIndex's default node parser, or the core's chunks as nodes")
+    p.add_argument("--chunks", choices=("splitter", "core", "minirag"), default="splitter",
+                   help="LlamaIndex's default node parser, the core's chunks as nodes, or MiniRAGTokenSplitter")
     args = p.parse_args(argv)
     configure_threads(1)
     results = BENCH_DIR / "results" / "pg_parity.json"

@@ -5,6 +5,7 @@ from .adapters import LlamaIndexEmbedder, LlamaIndexLLMBackend, MiniLMEmbedding
 from .extractor import MENTIONED_IN, RELATED, MiniRAGExtractor
 from .graph_sources import PropertyGraphSources
 from .retriever import MiniRAGPGRetriever, MiniRAGRetriever, result_to_nodes
+from .splitter import MiniRAGTokenSplitter
 
 __all__ = [
     "LlamaIndexEmbedder",
@@ -14,6 +15,7 @@ __all__ = [
     "MiniRAGExtractor",
     "MiniRAGPGRetriever",
     "MiniRAGRetriever",
+    "MiniRAGTokenSplitter",
     "PropertyGraphSources",
     "RELATED",
     "result_to_nodes",

@@ -332,6 +332,45 @@ def test_an_insert_naming_someone_by_surname_homes_it_at_the_full_name(embed_mod
     assert _graph_view(sources.snapshot().graph.graph)[0].keys() == _graph_view(full.graph.graph)[0].keys()
 
 
+def test_token_splitter_gives_the_cores_chunks_and_ranking(sessions, embed_model, embedder, mapper):
+    """A document longer than one window: through ``MiniRAGTokenSplitter`` the property graph holds
+    the core's chunks (LlamaIndex's default parser cuts elsewhere) and ranks as the core does."""
+    from minirag_core.index import MiniRAGIndex
+    from minirag_core.types import Document as CoreDocument
+
+    from llama_index_minirag import MiniRAGTokenSplitter
+
+    long_text = "\n\n".join(text for _, text in sessions)
+    other = "The harbour ferry leaves at nine; the cafe by the pier opens at seven and closes at noon."
+    core = MiniRAGIndex(None, embedder=embedder)
+    core.insert([CoreDocument(id="week", text=long_text), CoreDocument(id="pier", text=other)])
+    core_chunks = [a["text"] for _, a in sorted(core.graph_store.chunks(core.graph_store.chunk_ids()).items(),
+                                                key=lambda kv: (kv[1]["doc_id"], kv[1]["order"]))]
+    assert len(core_chunks) >= 3
+    from llama_index.core.node_parser import SentenceSplitter
+
+    week_chunks = [t for t in core_chunks if t != other]
+    assert len(week_chunks) == len(core_chunks) - 1
+    assert SentenceSplitter().split_text(long_text) != week_chunks  # LlamaIndex's default cuts elsewhere
+
+    splitter = MiniRAGTokenSplitter(embed_model=embed_model)
+    pg = PropertyGraphIndex.from_documents(
+        [Document(text=long_text, id_="week"), Document(text=other, id_="pier")], transformations=[splitter],
+        kg_extractors=[MiniRAGExtractor(embed_model=embed_model)], embed_model=embed_model, llm=MockLLM(),
+        use_async=False, embed_kg_nodes=False)
+    sources = PropertyGraphSources(pg.property_graph_store, embed_model)
+    ours = [a["text"] for _, a in sorted(sources.graph.chunks(sources.graph.chunk_ids()).items(),
+                                         key=lambda kv: (kv[1]["doc_id"], kv[1]["order"]))]
+    assert ours == core_chunks
+    assert sources.stats() == core.graph_store.stats()
+    retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=mapper, top_k=3)
+    for question in QUESTIONS:
+        got, want = retriever.retrieve_result(question).chunks, core.query(question, mode="mini", top_k=3).chunks
+        assert [(c.text, round(c.score, 4)) for c in got] == [(c.text, round(c.score, 4)) for c in want]
+    with pytest.raises(ValueError, match="chunk_overlap"):
+        MiniRAGTokenSplitter(chunk_tokens=100, chunk_overlap=100)
+
+
 def test_retrievers_on_one_store_share_the_graph_vectors(pg_index, embedder, mapper):
     counting = CountingEmbedder(embedder)
     first = MiniRAGRetriever.from_property_graph(pg_index, embed_model=counting, query_mapper=mapper, mode="naive")
