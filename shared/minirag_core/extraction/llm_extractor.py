@@ -18,7 +18,7 @@ from . import record_parser, subjects
 from .formats import split_sentences
 from .identity import digest, module_digest
 from .record_parser import parse_extraction
-from .subjects import chunk_subject, short_form
+from .subjects import chunk_subject, subject_names
 
 MAX_SUBJECT_DESCRIPTION = 300
 
@@ -75,10 +75,7 @@ def add_subject(result: ExtractionResult, chunk: Chunk) -> ExtractionResult:
         first = split_sentences(body)[0] if body else ""
         names[key] = clean_display_name(title)
         result.entities.append(ExtractedEntity(names[key], "UNKNOWN", first[:MAX_SUBJECT_DESCRIPTION]))
-    result.subject_entities = [names[key]]
-    short = normalize_entity_name(short_form(title) or "")
-    if short and short != key and short in names:  # "Springfield, Ohio" is about the "Springfield" it names
-        result.subject_entities.append(names[short])
+    result.subject_entities = subject_names(key, names)
     return result
 
 

@@ -21,7 +21,6 @@ from typing import Iterable, Sequence
 
 from .. import entity_typing, names, temporal
 from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
-from ..names import normalize_entity_name
 from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 from .chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
@@ -32,7 +31,7 @@ from .identity import digest, module_digest
 from .nlp import model_identity, parse
 from .query_entities import extract_query_entities
 from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
-from .subjects import short_form
+from .subjects import subject_names
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
 #: the modules whose code and constants decide what the extractor returns
@@ -135,12 +134,8 @@ class OfflineExtractor:
                 description=trim(" ".join(rec.link_descs + rec.other_descs), MAX_DESCRIPTION),
                 keywords=", ".join(keywords), weight=float(rec.weight)))
         keywords = [k for k, _ in ce.keywords.most_common(10)]
-        subjects = [ce.names[ce.subject]] if ce.subject in ce.names else []
-        short = normalize_entity_name(short_form(subjects[0]) or "") if subjects else ""
-        if short in ce.names:  # "Springfield, Ohio" is about the "Springfield" its text names
-            subjects.append(ce.names[short])
         return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords,
-                                subject_entities=subjects)
+                                subject_entities=subject_names(ce.subject, ce.names) if ce.subject else [])
 
     def _types(self, read: list[ChunkEntities]) -> dict[str, str]:
         """A type for every distinct name no chunk-local rule types (zero-shot, once per name)."""

@@ -5,6 +5,9 @@ Chat transcripts (``Name: text`` lines) and plain prose have no such subject."""
 from __future__ import annotations
 
 import re
+from typing import Mapping
+
+from ..names import normalize_entity_name
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")  # "Lilu (mythology)" -> "Lilu"
@@ -45,3 +48,13 @@ def short_form(title: str) -> str | None:
     qualifier after the first comma dropped), None when the title has no qualifier."""
     head, sep, qualifier = title.partition(", ")
     return head.strip() if sep and len(head.strip()) >= 2 and qualifier.strip() else None
+
+
+def subject_names(key: str, names: Mapping[str, str]) -> list[str]:
+    """The names a chunk is about, given its subject's key and the chunk's names by key: the
+    subject's, and the short form of a qualified title when the text names it ("Springfield, Ohio"
+    is also about the "Springfield" it names)."""
+    if key not in names:
+        return []
+    short = normalize_entity_name(short_form(names[key]) or "")
+    return [names[key]] + ([names[short]] if short and short != key and short in names else [])
