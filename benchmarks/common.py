@@ -98,7 +98,7 @@ def open_corpus_index(workdir: Path, docs, *, rebuild: bool = False, show_progre
 
     Reuses an existing workdir: ``insert`` skips unchanged documents, so a workdir that
     already holds the corpus costs only the open. ``rebuild`` starts from an empty workdir."""
-    from minirag_core.index import IndexSettingsMismatch, MiniRAGIndex
+    from minirag_core.indexing.index import IndexSettingsMismatch, MiniRAGIndex
 
     if rebuild:
         safe_rmtree(workdir)
@@ -149,7 +149,7 @@ class BM25Baseline:
     def query(self, question: str, *, top_k: int = TOP_K, token_budget: int = TOKEN_BUDGET):
         import bm25s
         import numpy as np
-        from minirag_core.chunk_ranking import fit_budget
+        from minirag_core.retrieval.topology.chunk_ranking import fit_budget
         from minirag_core.types import RetrievalResult, ScoredChunk
 
         tokens = bm25s.tokenize([self._prep(question)], stopwords="en", show_progress=False, return_ids=False)[0]
@@ -168,9 +168,9 @@ class BM25Baseline:
 
 def _temporal_prep():
     try:
-        from minirag_core.temporal import with_temporal_tokens
+        from minirag_core.extraction.temporal import with_temporal_tokens
     except ImportError as exc:  # an older core
-        raise SystemExit("system bm25t needs minirag_core.temporal.with_temporal_tokens") from exc
+        raise SystemExit("system bm25t needs minirag_core.extraction.temporal.with_temporal_tokens") from exc
     return with_temporal_tokens
 
 

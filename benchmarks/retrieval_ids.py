@@ -51,7 +51,7 @@ def _rows(result: Any) -> list[list[Any]]:
 
 
 def core_ids(embedder: Any) -> dict[str, Any]:
-    from minirag_core.index import MiniRAGIndex
+    from minirag_core.indexing.index import MiniRAGIndex
     from minirag_core.types import Document
 
     index = MiniRAGIndex(None, embedder=embedder)

@@ -11,9 +11,9 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
-from minirag_core.documents import content_hash
+from minirag_core.indexing.documents import content_hash
 from minirag_core.embedding.base import Embedder
-from minirag_core.index import MiniRAGIndex
+from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.llm.base import LLMBackend
 from minirag_core.retrieval.pipeline import check_mode, fill_to_k, shortfall
 from minirag_core.types import RetrievalResult, ScoredChunk
@@ -48,7 +48,7 @@ def _as_embedder(embeddings: Embeddings | Embedder | None) -> Embedder | None:
 
 
 def _document_id(text: str, given: str | None) -> str:
-    # The core's own default id for a document without one (minirag_core.documents).
+    # The core's own default id for a document without one (minirag_core.indexing.documents).
     return given or f"doc-{content_hash(text)[:32]}"
 
 

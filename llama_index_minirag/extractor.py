@@ -2,7 +2,7 @@
 
 Each LlamaIndex node becomes a core ``Chunk``; the core extractor (offline rules without a
 model, the MiniRAG record prompt with one) reads it, and the core's own graph code
-(``minirag_core.graph.add_chunk``) folds the result into the chunk's per-entity and
+(``minirag_core.graph.heterogeneous.add_chunk``) folds the result into the chunk's per-entity and
 per-relation records. Those records are written as:
 
 * ``EntityNode(name=<display name>, label=<TYPE>, properties={"entity_id", "entity_type",
@@ -33,9 +33,9 @@ from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, 
 from llama_index.core.llms import LLM
 from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TransformComponent
 
-from minirag_core import graph as graph_ops
+from minirag_core.graph import heterogeneous as graph_ops
 from minirag_core.extraction.base import Extractor
-from minirag_core.prompts import DEFAULT_ENTITY_TYPES
+from minirag_core.llm.prompts import DEFAULT_ENTITY_TYPES
 from minirag_core.types import Chunk, ExtractionResult
 
 from .adapters import LlamaIndexLLMBackend, as_core_embedder

@@ -33,11 +33,11 @@ from llama_index.core.graph_stores.types import ChunkNode, EntityNode, PropertyG
 from llama_index.core.schema import BaseNode, TextNode
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
-from minirag_core import graph as graph_ops
-from minirag_core.aliases import consolidate, full_form, short_form
-from minirag_core.graph_records import holds_aliases
+from minirag_core.graph import heterogeneous as graph_ops
+from minirag_core.graph.aliases import consolidate, full_form, short_form
+from minirag_core.graph.records import holds_aliases
 from minirag_core.embedding.base import Embedder
-from minirag_core.names import normalize_entity_name
+from minirag_core.graph.names import normalize_entity_name
 from minirag_core.retrieval.memory_sources import InMemorySources, embed_graph
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
@@ -118,7 +118,7 @@ class PropertyGraphSources:
         here (its type vectors are embedded once; mapping a query does not change its state)."""
         with self._lock:
             if self._mapper is None:
-                from minirag_core.query_mapping_offline import OfflineQueryMapper
+                from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
 
                 self._mapper = OfflineQueryMapper(self.embedder)
             return self._mapper

@@ -27,7 +27,7 @@ from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, Q
 
 from minirag_core.extraction.base import QueryMapper
 from minirag_core.retrieval.pipeline import MODES, amap_query, aretrieve, check_mode, map_query, retrieve
-from minirag_core.settings import RetrievalSettings
+from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.storage.base import GraphView
 from minirag_core.types import RetrievalResult
 
@@ -154,7 +154,7 @@ def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[
     if query_mapper is not None:
         return query_mapper
     if llm is not None:
-        from minirag_core.query_mapping import LLMQueryMapper
+        from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
 
         return LLMQueryMapper(LlamaIndexLLMBackend(llm))
     return sources.offline_query_mapper()

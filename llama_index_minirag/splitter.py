@@ -14,7 +14,7 @@ from typing import Any, List
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser.interface import TextSplitter
 
-from minirag_core.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
+from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from minirag_core.types import Document
 
 from .adapters import as_core_embedder

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from minirag_core.index import MiniRAGIndex
+from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.types import Document
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa_100"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag_core.index import MiniRAGIndex
+from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.storage.chroma_store import ChromaVectorStore
 from minirag_core.types import Document, ExtractedEntity, ExtractionResult
 
@@ -23,7 +23,7 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYM
 
 
 def minirag(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "minirag_core.cli", *args], cwd=cwd, env=ENV,
+    return subprocess.run([sys.executable, "-m", "minirag_core.interfaces.cli", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -124,8 +124,8 @@ def test_same_file_name_in_two_folders_gets_two_ids(tmp_path):
 
 # 4. a large document streams in batches and an interrupted run keeps its work ---------------
 def test_large_document_streams_and_resumes(tmp_path, embedder, monkeypatch):
-    import minirag_core.chunking as chunking
-    import minirag_core.index as index_module
+    import minirag_core.indexing.chunking as chunking
+    import minirag_core.indexing.index as index_module
 
     monkeypatch.setattr(chunking, "SEGMENT_CHARS", 3_000)
     monkeypatch.setattr(index_module, "INSERT_BATCH_CHUNKS", 4)
@@ -215,7 +215,7 @@ def test_workdir_that_is_a_file_is_a_one_line_error(tmp_path):
 def test_info_and_query_do_not_import_torch(sample_workdir):
     probe = textwrap.dedent(f"""
         import sys
-        from minirag_core.cli import main
+        from minirag_core.interfaces.cli import main
         assert main(["info", "--workdir", {str(sample_workdir)!r}]) == 0
         assert "torch" not in sys.modules and "chromadb" not in sys.modules, "info loaded a model or the store"
         assert main(["query", "What did Wolfgang suggest for lunch?", "--workdir", {str(sample_workdir)!r}]) == 0
@@ -286,7 +286,7 @@ def test_explain_html_loads_nothing_from_the_network(sample_workdir, tmp_path):
 
 
 def test_explain_subgraph_has_no_unconnected_entities(embedder):
-    from minirag_core.visualize import reasoning_subgraph
+    from minirag_core.interfaces.visualize import reasoning_subgraph
 
     index = MiniRAGIndex(None, embedder=embedder, vector_store=ChromaVectorStore(None))
     index.insert([Document("news", "The city council of Springfield approved a new bridge on Monday. "

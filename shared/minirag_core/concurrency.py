@@ -9,7 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 
-from .scores import one_blas_thread
+from minirag_core.scores import one_blas_thread
 
 T = TypeVar("T")
 

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from minirag_core.context import render_context
+
 
 @dataclass(frozen=True)
 class Document:
@@ -188,6 +190,4 @@ class RetrievalResult:
 
     def to_context(self) -> str:
         """Render the retrieved knowledge as the data tables of the answer prompt."""
-        from .prompts import render_context
-
         return render_context(self)

@@ -16,8 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..scores import one_blas_thread
-from .bert_weights import BertWeights
+from minirag_core.scores import one_blas_thread
+from minirag_core.embedding.bert_weights import BertWeights
 
 logger = logging.getLogger("minirag_core")
 
@@ -35,7 +35,7 @@ class BertForward(Protocol):
 def bert_runtime(runtime: str | None = None) -> str:
     """``runtime`` if given, else ``MINIRAG_BERT_RUNTIME``, else ONNX Runtime when it is installed
     and NumPy when not."""
-    from .onnx_bert import onnx_runtime_available
+    from minirag_core.embedding.onnx_bert import onnx_runtime_available
 
     chosen = runtime or os.environ.get("MINIRAG_BERT_RUNTIME") or (
         "onnxruntime" if onnx_runtime_available() else "numpy")
@@ -49,7 +49,7 @@ def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward
     by default but cannot run the graph (an install too old for opset 20, say), NumPy with a
     warning; where it was asked for, the error."""
     if bert_runtime(runtime) == "onnxruntime":
-        from .onnx_bert import OnnxBertForward
+        from minirag_core.embedding.onnx_bert import OnnxBertForward
 
         try:
             return OnnxBertForward(weights)
@@ -57,7 +57,7 @@ def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward
             if runtime or os.environ.get("MINIRAG_BERT_RUNTIME"):
                 raise
             logger.warning("ONNX Runtime could not load the encoder (%s); using the NumPy pass", exc)
-    from .numpy_bert import NumpyBertForward
+    from minirag_core.embedding.numpy_bert import NumpyBertForward
 
     return NumpyBertForward(weights)
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .bert_weights import BertWeights
+from minirag_core.embedding.bert_weights import BertWeights
 
 #: Python floats: a NumPy float64 scalar would turn float32 arrays into float64 (NEP 50), and
 #: every later product would then convert its weights to float64 (5-10x slower)

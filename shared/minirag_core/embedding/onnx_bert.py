@@ -1,7 +1,7 @@
 """BERT's forward pass on ONNX Runtime: the graph is built in memory from the checkpoint's
 weights (``onnx`` helpers; nothing is downloaded or exported from torch) and run on one
 intra-op thread. For a question it is about twice as fast as the NumPy pass (fused kernels,
-less per-operation overhead): ``benchmarks/bench_embed.py``.
+less per-operation overhead): ``benchmarks/scale/bench_embed.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .bert_weights import BertWeights
+from minirag_core.embedding.bert_weights import BertWeights
 
 #: ``Gelu`` joined the default ONNX domain in opset 20
 _OPSET = 20

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .base import windows_from_offsets
+from minirag_core.embedding.base import windows_from_offsets
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _CACHED_TEXT_CHARS = 200
@@ -59,7 +59,7 @@ def bundled_model_path() -> Path:
 def cpu_has_bf16_matrix_units() -> bool:
     """True where the CPU multiplies bfloat16 matrices in hardware (Intel AMX, ``amx_bf16`` in
     /proc/cpuinfo): there torch's bfloat16 autocast embeds long texts 2-3x faster, at cosine
-    >= 0.9999 to the float32 vectors (benchmarks/bench_embed.py). Without AMX, bfloat16 is slower."""
+    >= 0.9999 to the float32 vectors (benchmarks/scale/bench_embed.py). Without AMX, bfloat16 is slower."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -93,7 +93,7 @@ def _load(path: str) -> Any:
 def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
     """One small-batch encoder per model and runtime, shared by every embedder of it (as the
     torch model is; its passes may run in several threads at once)."""
-    from .bert_encoder import BertEncoder
+    from minirag_core.embedding.bert_encoder import BertEncoder
 
     return BertEncoder(path, max_tokens, runtime)
 
@@ -103,7 +103,7 @@ def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
 #: Once torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a
 #: query and its entities) stay on the encoder when it runs on ONNX Runtime (faster than torch
 #: for them: 16.8 ms for a sentence with five names against 36.9 ms, and 29.8 ms on NumPy, one
-#: thread each: ``benchmarks/bench_embed.py``); on the NumPy fallback they run on torch in float32
+#: thread each: ``benchmarks/scale/bench_embed.py``); on the NumPy fallback they run on torch in float32
 #: instead, as NumPy would compute them, but faster per question
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
@@ -111,7 +111,7 @@ _QUERY_BATCH = 8
 #: texts longer than this many characters (about 128+ word pieces) are embedded
 #: ``_LONG_BATCH`` at a time: a batch of 64 full-length windows keeps ~200 MB of attention
 #: activations and runs ~25 % slower per text than batches of 8-16 on a 2-core CPU
-#: (benchmarks/bench_embed.py); short texts keep the larger batch
+#: (benchmarks/scale/bench_embed.py); short texts keep the larger batch
 _LONG_TEXT_CHARS = 500
 _LONG_BATCH = 16
 
@@ -181,7 +181,7 @@ class SentenceTransformerEmbedder:
     def _small_encoder(self) -> Any:
         """The ``BertEncoder`` for small batches, built on first use (caller holds the lock)."""
         if self._bert is None:
-            from .bert_encoder import bert_runtime
+            from minirag_core.embedding.bert_encoder import bert_runtime
 
             self._bert = _small_batch_encoder(self.model_path, self.max_tokens, bert_runtime())
         return self._bert

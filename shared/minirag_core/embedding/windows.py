@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .base import Embedder
+from minirag_core.embedding.base import Embedder
 
 #: word pieces a window shares with the previous one when no sentence starts near the cut
 WINDOW_OVERLAP = 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence, runtime_checkable
 
-from ..types import Chunk, ExtractionResult, QueryMapping
+from minirag_core.types import Chunk, ExtractionResult, QueryMapping
 
 
 @runtime_checkable

@@ -13,14 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entity_typing import EVENT, LOCATION, ORGANIZATION, rule_type
-from ..names import clean_display_name, normalize_entity_name
-from ..temporal import canonical_date, canonical_timestamp
-from ..types import Chunk
-from .formats import Message, split_sentences
-from .nlp import LABEL_TYPES, sentence_links
-from .spans import Span, find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
-from .subjects import chunk_subject
+from minirag_core.extraction.entity_typing import EVENT, LOCATION, ORGANIZATION, rule_type
+from minirag_core.graph.names import clean_display_name, normalize_entity_name
+from minirag_core.extraction.temporal import canonical_date, canonical_timestamp
+from minirag_core.types import Chunk
+from minirag_core.extraction.formats import Message, split_sentences
+from minirag_core.extraction.nlp import LABEL_TYPES, sentence_links
+from minirag_core.extraction.spans import Span, find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
+from minirag_core.extraction.subjects import chunk_subject
 
 MAX_DESCRIPTION = 300
 MAX_SENTENCE = 220

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .subjects import title_subject
+from minirag_core.extraction.subjects import title_subject
 
 CHAT, MARKDOWN, ENCYCLOPEDIC, PROSE = "chat", "markdown", "encyclopedic", "prose"
 FORMATS = (CHAT, MARKDOWN, ENCYCLOPEDIC, PROSE)

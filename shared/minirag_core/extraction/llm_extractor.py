@@ -9,16 +9,16 @@ from typing import Sequence
 
 from tqdm.auto import tqdm
 
-from ..llm.base import LLMBackend
-from ..llm.cache import CachedLLM, LLMCallCache
-from ..names import clean_display_name, normalize_entity_name
-from ..prompts import DEFAULT_ENTITY_TYPES, GLEAN_CONTINUE, GLEAN_IF_LOOP, build_extraction_prompt
-from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
-from . import record_parser, subjects
-from .formats import split_sentences
-from .identity import digest, module_digest
-from .record_parser import parse_extraction
-from .subjects import chunk_subject, subject_names
+from minirag_core.llm.base import LLMBackend
+from minirag_core.llm.cache import CachedLLM, LLMCallCache
+from minirag_core.graph.names import clean_display_name, normalize_entity_name
+from minirag_core.llm.prompts import DEFAULT_ENTITY_TYPES, GLEAN_CONTINUE, GLEAN_IF_LOOP, build_extraction_prompt
+from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from minirag_core.extraction import record_parser, subjects
+from minirag_core.extraction.formats import split_sentences
+from minirag_core.extraction.identity import digest, module_digest
+from minirag_core.extraction.record_parser import parse_extraction
+from minirag_core.extraction.subjects import chunk_subject, subject_names
 
 MAX_SUBJECT_DESCRIPTION = 300
 

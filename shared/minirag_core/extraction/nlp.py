@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from ..entity_typing import (
+from minirag_core.extraction.entity_typing import (
     CONCEPT, DATE_TIME, EVENT, LOCATION, NATIONALITY, ORGANIZATION, PERSON, PRODUCT, WORK_OF_ART,
 )
 

@@ -7,7 +7,7 @@ relations with the predicate as keywords and the sentence as description. Chat t
 are read by their speaker lines (speakers are PERSON entities) with rules only, which is
 fast and suits short casual turns. Every format also gets the rule-based spans of
 :mod:`.spans` (quoted titles, dates, capitalised runs, key noun phrases); names the
-recogniser leaves untyped are typed zero-shot by :class:`~minirag_core.entity_typing.EntityTyper`.
+recogniser leaves untyped are typed zero-shot by :class:`~minirag_core.extraction.entity_typing.EntityTyper`.
 Co-occurrence in one sentence stays as a weaker relation. A chunk's subject (its title line or
 heading) is recorded for bridge retrieval.
 """
@@ -19,19 +19,23 @@ import sys
 from collections import Counter
 from typing import Iterable, Sequence
 
-from .. import entity_typing, names, temporal
-from ..entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
-from ..types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
-from .chunk_reader import (
+from minirag_core.extraction import entity_typing
+
+from minirag_core.graph import names
+
+from minirag_core.extraction import temporal
+from minirag_core.extraction.entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
+from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from minirag_core.extraction.chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
 )
-from .formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
-from . import chunk_reader, formats, nlp, spans, subjects, wordlists
-from .identity import digest, module_digest
-from .nlp import model_identity, parse
-from .query_entities import extract_query_entities
-from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
-from .subjects import subject_names
+from minirag_core.extraction.formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
+from minirag_core.extraction import chunk_reader, formats, nlp, spans, subjects, wordlists
+from minirag_core.extraction.identity import digest, module_digest
+from minirag_core.extraction.nlp import model_identity, parse
+from minirag_core.extraction.query_entities import extract_query_entities
+from minirag_core.extraction.spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
+from minirag_core.extraction.subjects import subject_names
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
 #: the modules whose code and constants decide what the extractor returns
@@ -43,7 +47,7 @@ class OfflineExtractor:
 
     ``ner=False`` reads every format with rules only (no spaCy); ``chat_ner=True`` also runs
     the recogniser (without the parser) over chat messages. ``day_first`` reads an ambiguous
-    numeric date (03/04/2026) day first (default: :data:`~minirag_core.temporal.DAY_FIRST`).
+    numeric date (03/04/2026) day first (default: :data:`~minirag_core.extraction.temporal.DAY_FIRST`).
     """
 
     name = "offline"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..names import clean_display_name, normalize_entity_name
-from .formats import split_sentences
-from .spans import find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
-from .wordlists import QUESTION_LEAD
+from minirag_core.graph.names import clean_display_name, normalize_entity_name
+from minirag_core.extraction.formats import split_sentences
+from minirag_core.extraction.spans import find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
+from minirag_core.extraction.wordlists import QUESTION_LEAD
 
 
 def extract_query_entities(text: str, *, max_entities: int = 8) -> list[str]:

@@ -8,8 +8,8 @@ from typing import Any
 
 import json_repair
 
-from ..types import QueryMapping
-from .reply_text import FENCE, as_str, clean_field, to_text
+from minirag_core.types import QueryMapping
+from minirag_core.extraction.reply_text import FENCE, as_str, clean_field, to_text
 
 logger = logging.getLogger("minirag_core")
 

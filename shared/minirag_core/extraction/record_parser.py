@@ -18,13 +18,13 @@ from typing import Any, Iterable
 
 import json_repair
 
-from ..types import ExtractedEntity, ExtractedRelation, ExtractionResult
-from .query_reply import fallback_query_entities, parse_query_mapping
-from .reply_text import FENCE as _FENCE
-from .reply_text import QUOTE_CHARS as _QUOTE_CHARS
-from .reply_text import as_str as _as_str
-from .reply_text import clean_field as _clean_field
-from .reply_text import to_text as _to_text
+from minirag_core.types import ExtractedEntity, ExtractedRelation, ExtractionResult
+from minirag_core.extraction.query_reply import fallback_query_entities, parse_query_mapping
+from minirag_core.extraction.reply_text import FENCE as _FENCE
+from minirag_core.extraction.reply_text import QUOTE_CHARS as _QUOTE_CHARS
+from minirag_core.extraction.reply_text import as_str as _as_str
+from minirag_core.extraction.reply_text import clean_field as _clean_field
+from minirag_core.extraction.reply_text import to_text as _to_text
 
 logger = logging.getLogger("minirag_core")
 

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..names import clean_display_name
-from ..temporal import canonical_timestamp, find_day_dates
-from .formats import split_camel_name
-from .wordlists import ADJ_STRIP, CONNECTORS, GENERIC_SINGLE, NP_TRIGGERS, STOP_CAPS, STOPWORDS
+from minirag_core.graph.names import clean_display_name
+from minirag_core.extraction.temporal import canonical_timestamp, find_day_dates
+from minirag_core.extraction.formats import split_camel_name
+from minirag_core.extraction.wordlists import ADJ_STRIP, CONNECTORS, GENERIC_SINGLE, NP_TRIGGERS, STOP_CAPS, STOPWORDS
 
 _CAMEL_NAME = re.compile(r"^[A-Z][a-z]+(?:[A-Z][a-z]+|-[a-z]+)+$")
 _WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?"

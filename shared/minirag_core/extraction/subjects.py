@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..names import normalize_entity_name
+from minirag_core.graph.names import normalize_entity_name
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")  # "Lilu (mythology)" -> "Lilu"

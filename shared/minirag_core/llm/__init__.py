@@ -1,5 +1,6 @@
-"""Model backends: the protocol and the Ollama implementation."""
+"""Language models: the backend protocol, Ollama, a reply cache, MiniRAG's prompts and answering.
+May import: the top-level modules (``types``, ``context``) only."""
 
-from .base import LLMBackend, LLMError
+from minirag_core.llm.base import LLMBackend, LLMError
 
 __all__ = ["LLMBackend", "LLMError"]

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from .base import LLMBackend
+from minirag_core.llm.base import LLMBackend
 
 logger = logging.getLogger("minirag_core")
 

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 from typing import Any, Awaitable, Callable
 
-from .base import LLMError
+from minirag_core.llm.base import LLMError
 
 
 def _accepts_json_mode(fn: Callable[..., Any]) -> bool:

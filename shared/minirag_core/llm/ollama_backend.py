@@ -18,7 +18,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from .base import LLMError
+from minirag_core.llm.base import LLMError
 
 logger = logging.getLogger("minirag_core")
 

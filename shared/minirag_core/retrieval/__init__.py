@@ -1,4 +1,6 @@
-"""Retrieval modes over a ``RetrievalSources``: mini (MiniRAG), light (LightRAG-style), naive.
+"""Retrieval (Sec. 3.2): query mapping (``query/``), eq. 2 and eq. 3 (``topology/``), the project's
+additions (``extensions/``) and the modes (``modes/``), over a ``RetrievalSources``.
+May import: ``graph``, ``storage``, ``search``, ``extraction``, ``embedding``, ``llm`` and the top-level modules.
 
 Callers use :func:`minirag_core.retrieval.pipeline.retrieve` (also exported here). Names are
 loaded lazily, so importing a submodule (e.g. ``retrieval.sources``) does not import every mode.
@@ -12,7 +14,7 @@ from typing import Any
 MODES = ("mini", "light", "naive")
 
 _EXPORTS = {
-    "retrieve_light": ".light", "retrieve_mini": ".mini", "retrieve_naive": ".naive",
+    "retrieve_light": ".modes.light", "retrieve_mini": ".modes.mini", "retrieve_naive": ".modes.naive",
     "RetrievalSources": ".sources", "retrieve": ".pipeline", "aretrieve": ".pipeline",
     "check_mode": ".pipeline",
 }

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..chunk_ranking import fit_budget
-from ..settings import RetrievalSettings
-from ..types import QueryMapping, ScoredChunk
-from .sources import RetrievalSources
+from minirag_core.retrieval.topology.chunk_ranking import fit_budget
+from minirag_core.retrieval.settings import RetrievalSettings
+from minirag_core.types import QueryMapping, ScoredChunk
+from minirag_core.retrieval.sources import RetrievalSources
 
 
 def query_vector(sources: RetrievalSources, query: str, mapping: QueryMapping | None = None) -> Any:

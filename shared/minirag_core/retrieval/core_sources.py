@@ -6,11 +6,11 @@ from typing import Mapping
 
 import numpy as np
 
-from ..embedding.base import Embedder
-from ..lexical import LexicalChunkIndex, TokenStore
-from ..scores import ScoreTable
-from ..storage.base import GraphView
-from ..vectors import ENTITIES, RELATIONS, VectorIndex
+from minirag_core.embedding.base import Embedder
+from minirag_core.search.lexical import LexicalChunkIndex, TokenStore
+from minirag_core.scores import ScoreTable
+from minirag_core.storage.base import GraphView
+from minirag_core.search.vectors import ENTITIES, RELATIONS, VectorIndex
 
 
 class CoreSources:

@@ -13,13 +13,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from ..embedding.base import Embedder
-from ..embedding.windows import text_windows
-from ..graph import CHUNK, ENTITY, RELATION
-from ..index_vectors import chunk_vector_text, relation_text, vector_relations
-from ..lexical import LexicalChunkIndex
-from ..scores import ScoreTable, similarities
-from ..storage.networkx_store import NetworkXGraphStore
+from minirag_core.embedding.base import Embedder
+from minirag_core.embedding.windows import text_windows
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
+from minirag_core.search.graph_vectors import chunk_vector_text, relation_text, vector_relations
+from minirag_core.search.lexical import LexicalChunkIndex
+from minirag_core.scores import ScoreTable, similarities
+from minirag_core.storage.networkx_store import NetworkXGraphStore
 
 
 def top_similar(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[Any, float]]:

@@ -10,14 +10,14 @@ import asyncio
 import logging
 from typing import Any, Callable, Mapping
 
-from ..extraction.base import QueryMapper
-from ..settings import RetrievalSettings
-from ..types import QueryMapping, RetrievalResult
-from .common import scores_follow_rank
-from .light import retrieve_light
-from .mini import retrieve_mini
-from .naive import retrieve_naive
-from .sources import RetrievalSources
+from minirag_core.extraction.base import QueryMapper
+from minirag_core.retrieval.settings import RetrievalSettings
+from minirag_core.types import QueryMapping, RetrievalResult
+from minirag_core.retrieval.common import scores_follow_rank
+from minirag_core.retrieval.modes.light import retrieve_light
+from minirag_core.retrieval.modes.mini import retrieve_mini
+from minirag_core.retrieval.modes.naive import retrieve_naive
+from minirag_core.retrieval.sources import RetrievalSources
 
 logger = logging.getLogger("minirag_core")
 

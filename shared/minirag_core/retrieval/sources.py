@@ -6,8 +6,8 @@ from typing import Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..embedding.base import Embedder
-from ..storage.base import GraphView
+from minirag_core.embedding.base import Embedder
+from minirag_core.storage.base import GraphView
 
 
 @runtime_checkable

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Mapping, Protocol, Sequenc
 import networkx as nx
 import numpy as np
 
-from ..graph import CHUNK
+from minirag_core.graph.heterogeneous import CHUNK
 
 
 @runtime_checkable
@@ -84,7 +84,7 @@ def change_items(graph: nx.Graph, change: Change | None, documents: Iterable[str
 @runtime_checkable
 class GraphStore(GraphView, Protocol):
     """A ``GraphView`` the index writes through: it edits a working networkx graph with
-    ``minirag_core.graph``'s operations, then ``save``s the change.
+    ``minirag_core.graph.heterogeneous``'s operations, then ``save``s the change.
 
     The networkx store's working graph is the whole graph; a server-backed store hands out
     only the part a write reads and changes, and ``save`` sends the change to the server.

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from .base import atomic_write_json, read_json
+from minirag_core.storage.base import atomic_write_json, read_json
 
 #: ids per call: SQLite caps bound variables per statement (32,766, or 999 on old builds),
 #: and Chroma binds one per id

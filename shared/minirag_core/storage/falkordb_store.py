@@ -23,9 +23,9 @@ from urllib.parse import unquote, urlparse
 
 import networkx as nx
 
-from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_records import ensure_tally
-from .base import Change, change_items, rank_type_pool
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
+from minirag_core.graph.records import ensure_tally
+from minirag_core.storage.base import Change, change_items, rank_type_pool
 
 SCHEME = "falkordb"
 _LABEL = {ENTITY: "Entity", CHUNK: "Chunk"}

@@ -17,10 +17,10 @@ from typing import Any
 
 import networkx as nx
 
-from ..graph import MERGED_FIELDS, add_sources
-from ..graph_records import ensure_tally
-from .base import Change
-from .graph_snapshot import read_snapshot, share_strings, write_snapshot
+from minirag_core.graph.heterogeneous import MERGED_FIELDS, add_sources
+from minirag_core.graph.records import ensure_tally
+from minirag_core.storage.base import Change
+from minirag_core.storage.graph_snapshot import read_snapshot, share_strings, write_snapshot
 
 __all__ = ["Change", "GraphFiles"]
 

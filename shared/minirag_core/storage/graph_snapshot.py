@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, Iterator
 
 import networkx as nx
 
-from .base import atomic_write
+from minirag_core.storage.base import atomic_write
 
 __all__ = ["read_snapshot", "share_strings", "write_snapshot"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from ..graph_records import CHUNK_LOADER, ITEM_LOADER, SOURCE_LOADER
-from .base import GraphStore, atomic_write_json, read_json
-from .networkx_store import NetworkXGraphStore
+from minirag_core.graph.records import CHUNK_LOADER, ITEM_LOADER, SOURCE_LOADER
+from minirag_core.storage.base import GraphStore, atomic_write_json, read_json
+from minirag_core.storage.networkx_store import NetworkXGraphStore
 
 #: in a workdir whose graph lives on a server: the name of that graph there
 GRAPH_SERVER_FILE = "graph_server.json"
@@ -45,7 +45,7 @@ def _embedded_store(workdir: Path | None, backend: str | None) -> GraphStore:
     chosen = backend or (held[0] if held else "networkx")
     path = workdir / EMBEDDED_FILES[chosen] if workdir is not None else None
     if chosen == "sqlite":
-        from .sqlite_store import SQLiteGraphStore
+        from minirag_core.storage.sqlite_store import SQLiteGraphStore
 
         return SQLiteGraphStore(path)
     return NetworkXGraphStore(path)
@@ -64,7 +64,7 @@ def open_graph_store(workdir: Path | None, falkordb_url: str | None = None,
             raise GraphStoreMismatch(f"{workdir} keeps its graph on a FalkorDB server (graph {found['graph']!r}): "
                              "open it with falkordb_url='falkordb://HOST:PORT'")
         return _embedded_store(workdir, backend)
-    from .falkordb_store import FalkorDBGraphStore, parse_url
+    from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
 
     held = [f for f in EMBEDDED_FILES.values() if workdir is not None and (workdir / f).exists()]
     if held:

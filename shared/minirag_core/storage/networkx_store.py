@@ -9,10 +9,10 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from ..graph import CHUNK, ENTITY, RELATION
-from ..graph_arrays import RelationArrays, bounded_expansion
-from .base import rank_type_pool
-from .graph_log import Change, GraphFiles
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
+from minirag_core.graph.arrays import RelationArrays, bounded_expansion
+from minirag_core.storage.base import rank_type_pool
+from minirag_core.storage.graph_log import Change, GraphFiles
 
 
 class NetworkXGraphStore:

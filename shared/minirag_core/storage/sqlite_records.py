@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import networkx as nx
 
-from ..graph import CHUNK, ENTITY, MENTION, RELATION
-from ..graph_records import CHUNK_LOADER, ITEM_LOADER, PARTIAL, SOURCE_LOADER, record_count
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
+from minirag_core.graph.records import CHUNK_LOADER, ITEM_LOADER, PARTIAL, SOURCE_LOADER, record_count
 
 #: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
 IDS = "(SELECT value FROM json_each(?))"

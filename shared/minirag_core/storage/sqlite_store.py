@@ -10,7 +10,7 @@ writes are noticed). Records live in rows of their own (``sqlite_records``), so 
 thousands of chunks is one short row, and a write reads and writes the records of its chunks only.
 
 Memory holds the topology, not the text: mini mode's k-hop expansion runs on relation arrays
-(``graph_arrays``) read from the ``(u, v, weight)`` columns once per graph version, and the chunks
+(``graph/arrays.py``) read from the ``(u, v, weight)`` columns once per graph version, and the chunks
 linked to each entity come from arrays of ids read with them (``ChunkLinks``); every other
 read is an indexed query (``entity_subgraph`` asks the table for each expanded entity's strongest
 neighbours, so light mode never reads the whole graph). A write loads only what it reads and changes
@@ -29,11 +29,11 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
-from ..aliases import alias_surname
-from ..graph import CHUNK, ENTITY, RELATION
-from ..graph_arrays import ChunkLinks, RelationArrays, _edge_columns, bounded_expansion
-from .base import Change, change_items, rank_type_pool
-from .sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
+from minirag_core.graph.aliases import alias_surname
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
+from minirag_core.graph.arrays import ChunkLinks, RelationArrays, _edge_columns, bounded_expansion
+from minirag_core.storage.base import Change, change_items, rank_type_pool
+from minirag_core.storage.sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
                              mention_row, stored_json, write_records)
 
 _SCHEMA = """

@@ -12,9 +12,9 @@ import statistics
 import sys
 import time
 
-from benchmarks.bench_scale import _questions
+from benchmarks.scale.bench_scale import _questions
 from benchmarks.common import SystemCaches
-from minirag_core.index import MiniRAGIndex
+from minirag_core.indexing.index import MiniRAGIndex
 
 
 def main() -> None:

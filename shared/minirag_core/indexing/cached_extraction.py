@@ -1,0 +1,49 @@
+"""Extraction with the per-chunk cache and failure isolation that indexing relies on."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from minirag_core.extraction.base import Extractor
+from minirag_core.extraction.identity import cache_identity
+from minirag_core.llm.base import LLMError
+from minirag_core.llm.cache import LLMCallCache
+from minirag_core.types import Chunk, ExtractionResult
+
+logger = logging.getLogger("minirag_core")
+
+
+def extract_cached(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk]) -> list[ExtractionResult | None]:
+    """Extraction results per chunk, from the cache where this extractor (the same rules,
+    models and prompts: :func:`~.extraction.identity.cache_identity`) has seen the chunk."""
+    name = cache_identity(extractor)
+    results: dict[str, ExtractionResult | None] = {}
+    missing = []
+    for chunk in chunks:
+        cached = cache.get(name, chunk.id)
+        if cached is not None:
+            results[chunk.id] = ExtractionResult.from_json(json.loads(cached))
+        else:
+            missing.append(chunk)
+    if missing:
+        for chunk, result in zip(missing, extract_isolating_failures(extractor, missing)):
+            results[chunk.id] = result
+            if result is not None:
+                cache.put(name, chunk.id, False, json.dumps(result.to_json()))
+    return [results[c.id] for c in chunks]
+
+
+def extract_isolating_failures(extractor: Extractor, chunks: list[Chunk]) -> list[ExtractionResult | None]:
+    """The extractor's results; if it fails on the batch, chunk by chunk, so one bad chunk
+    costs only itself (``None``: the chunk stays searchable but adds no entities)."""
+    try:
+        return list(extractor.extract(chunks))
+    except LLMError:
+        raise  # the model server is down or refusing: stop; finished batches are kept
+    except Exception:  # noqa: BLE001 - any other extractor fault is isolated, logged and reported
+        if len(chunks) == 1:
+            logger.exception("extraction failed for chunk %s of %s; indexed without entities",
+                             chunks[0].id, chunks[0].doc_id)
+            return [None]
+        return [r for chunk in chunks for r in extract_isolating_failures(extractor, [chunk])]

@@ -1,0 +1,2 @@
+"""What a user runs: the ``minirag`` command line and pictures of a retrieval.
+May import: every package."""

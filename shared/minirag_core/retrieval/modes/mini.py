@@ -1,0 +1,136 @@
+"""MiniRAG's mini mode (Sec. 3.2): query mapping -> seeds and answer candidates -> eq. 2
+key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token budget."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Mapping
+
+from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
+from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
+from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
+from minirag_core.concurrency import beside
+from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
+from minirag_core.retrieval.topology.reasoning_paths import top_paths
+from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
+from minirag_core.retrieval.query.seeds import select_seeds
+from minirag_core.retrieval.settings import RetrievalSettings
+from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
+from minirag_core.retrieval.common import considered, materialise, query_vector
+from minirag_core.retrieval.sources import RetrievalSources
+
+
+def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
+                  settings: RetrievalSettings,
+                  doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
+    notes: list[str] = []
+    weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
+
+    def seeds_now() -> dict[str, dict[str, float]]:
+        return select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
+                            min_similarity=settings.seed_min_similarity)
+
+    # the entity search (a vector-store call) runs beside the question's relevance scores
+    parallel = bool(mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
+        sources.embedder, "parallel_embed", False)
+    with beside(seeds_now, parallel) as seeds_job:
+        dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
+        relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
+    seeds_by_entity = seeds_job.result() if seeds_job is not None else seeds_now()
+    seed_ids = {s for found in seeds_by_entity.values() for s in found}
+    # the graph work on arrays (array_search): same results as the networkx functions it mirrors
+    subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
+    candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates)
+    chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
+    search = PathSearch(subgraph, chosen_edges, set(candidates))
+
+    paths: list[ReasoningPath] = []
+    for query_entity, seeds in seeds_by_entity.items():
+        for seed, similarity in sorted(seeds.items()):
+            found = search.from_seed(seed, max_length=settings.path_length, beam_width=settings.beam_width,
+                                     max_branch=settings.max_branch)
+            paths.extend(ReasoningPath(query_entity, list(p.nodes), score)
+                         for p, score in top_paths(found, similarity, settings.paths_per_seed))
+
+    path_entities = sorted({n for p in paths for n in p.nodes})
+    links = sources.graph.entity_chunk_ids(path_entities)
+    entity_score: dict[str, float] = defaultdict(float)
+    for path in paths:
+        for node in set(path.nodes):
+            entity_score[node] += path.score
+    graph_scores: dict[str, float] = defaultdict(float)
+    chunk_entities: dict[str, list[str]] = defaultdict(list)
+    for entity, chunks in links.items():
+        link_weight = specificity(len(chunks), len(dense), settings.graph_idf)
+        for chunk_id in chunks:
+            graph_scores[chunk_id] += entity_score[entity] * link_weight
+            chunk_entities[chunk_id].append(entity)
+
+    if weights.dense or weights.lexical:
+        pool = top_ids(relevance, settings.candidate_pool)
+    else:  # ablation "graph only": no relevance filter, the graph term ranks on its own
+        pool = top_ids(graph_scores, settings.candidate_pool)
+    ranked = rank_chunks(relevance, graph_scores, pool, weights)
+    bridges: list[Bridge] = []
+    if settings.bridge_weight > 0:
+        seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
+        bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
+                                         seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
+                                         damping=settings.bridge_damping)
+        ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
+        for bridge in bridges:
+            chunk_entities[bridge.target].append(bridge.entity)
+        source_docs = {c: attrs.get("doc_id", c) for c, attrs in
+                       sources.graph.chunks(sorted({b.source for b in bridges})).items()}
+        paths.extend(ReasoningPath(bridge_label(bridge, source_docs), [bridge.entity], bridge.score)
+                     for bridge in bridges)
+    if settings.residual_weight > 0 and ranked:  # a second round: what the best chunks leave unanswered
+        def relevance_of(texts: list[str]) -> list[Mapping[str, float]]:
+            vectors = sources.embedder.embed(texts)
+            return [query_relevance(sources.chunk_dense_scores(v), sources.chunk_lexical_scores(t), weights)
+                    for v, t in zip(vectors, texts)]
+
+        head = ranked[: considered(settings)]
+        about = {c: a.get("subjects", []) for c, a in sources.graph.chunks([c for c, _ in head]).items()}
+        residual, hops = residual_scores(sources.graph, query, distinct_sources(head, about, settings.residual_sources),
+                                         relevance_of, len(dense), floor_rank=settings.residual_floor_rank)
+        ranked = add_bridges(ranked, relevance, graph_scores, residual, weights, settings.residual_weight)
+        for hop in hops:
+            chunk_entities[hop.target].append(hop.entity)
+    via = {c: "graph" for c, _ in ranked}
+    if not seed_ids:
+        notes.append("no query entity matched an entity node; ranked by query relevance only")
+    elif not ranked:
+        notes.append("no chunk on a reasoning path is query-relevant; ranked by query relevance only")
+    if settings.fill and len(ranked) < settings.top_k * 4:
+        taken = {c for c, _ in ranked}
+        extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
+        if ranked and extra:
+            notes.append("filled with next-best query-relevant chunks (via='fill')")
+        ranked.extend(extra)
+        via.update({c: "fill" for c, _ in extra})
+    head = None
+    aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
+    if settings.coverage_weight > 0 and len(aspects) > 1 and ranked:  # the head covers every entity
+        head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
+        head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
+        before = [c for c, _ in ranked[: settings.top_k]]
+        matched = {e.strip(): found for e, found in seeds_by_entity.items()}  # the nodes each entity matched
+        named = merge_named(named_aspects(aspects, head_texts),
+                            linked_aspects(aspects, matched, sources.graph.chunk_entities(list(head_texts))))
+        ranked = cover_aspects(ranked, named, len(aspects), settings.coverage_weight, settings.coverage_depth)
+        if [c for c, _ in ranked[: settings.top_k]] != before:
+            notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
+
+    key_edge_list = []
+    edge_attrs = subgraph.edge_attrs(list(chosen_edges))
+    for (u, v), score in chosen_edges.items():
+        attrs = edge_attrs.get((u, v), {})
+        key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
+    paths.sort(key=lambda p: (-p.score, p.query_entity, p.nodes))
+    return RetrievalResult(
+        query=query, mode="mini", chunks=chunks, mapping=mapping,
+        seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
+        answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
+    )

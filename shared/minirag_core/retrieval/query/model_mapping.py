@@ -1,0 +1,72 @@
+"""Sec. 3.2.1 query semantic mapping with a language model (query_to_keyword prompt)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Mapping, Sequence
+
+from minirag_core.extraction.record_parser import parse_query_mapping
+from minirag_core.llm.base import LLMBackend
+from minirag_core.llm.cache import CachedLLM, LLMCallCache
+from minirag_core.llm.prompts import build_query_prompt
+from minirag_core.types import QueryMapping
+
+logger = logging.getLogger("minirag_core")
+
+
+def _quote(text: str) -> str:
+    return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def format_type_pool(type_pool: Mapping[str, Sequence[str]], max_examples: int | None = None) -> str:
+    """Render the answer-type pool as in the paper: ``{'PERSON': ['JANE DOE', ...], ...}``."""
+    items = []
+    for type_name, examples in type_pool.items():
+        shown = list(examples)[:max_examples] if max_examples is not None else list(examples)
+        items.append(f" {_quote(type_name)}: [{', '.join(_quote(e) for e in shown)}]")
+    return "{\n" + ",\n".join(items) + "\n}"
+
+
+def canonical_types(types: Sequence[str], type_pool: Mapping[str, Sequence[str]]) -> list[str]:
+    """Map predicted types onto the pool's spelling (case-insensitive); drop unknown ones.
+
+    With an empty pool the predictions are kept as they are. At most 3 are returned.
+    """
+    if not type_pool:
+        return list(types)[:3]
+    by_lower = {str(k).strip().lower(): str(k) for k in type_pool}
+    out: list[str] = []
+    for t in types:
+        key = by_lower.get(t.strip().lower())
+        if key is None:
+            logger.debug("answer type %r is not in the type pool; dropped", t)
+        elif key not in out:
+            out.append(key)
+    return out[:3]
+
+
+class LLMQueryMapper:
+    """QueryMapper asking a model for answer types and query entities (JSON mode).
+
+    Malformed replies fall back to the query's own phrases (``source="fallback"``);
+    an :class:`LLMError` from the model propagates.
+    """
+
+    def __init__(self, llm: LLMBackend, cache: LLMCallCache | None = None) -> None:
+        self.name = f"llm:{llm.name}"
+        self.llm: LLMBackend = CachedLLM(llm, cache) if cache is not None else llm
+
+    def _finish(self, reply: str, query: str, type_pool: Mapping[str, Sequence[str]]) -> QueryMapping:
+        mapping = parse_query_mapping(reply, query)
+        mapping.answer_types = canonical_types(mapping.answer_types, type_pool)
+        return mapping
+
+    def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
+        """Map ``query`` to its entities and up to 3 answer types from ``type_pool``."""
+        reply = self.llm.complete(build_query_prompt(query, format_type_pool(type_pool)), json_mode=True)
+        return self._finish(reply, query, type_pool)
+
+    async def amap_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
+        """Async :meth:`map_query`."""
+        reply = await self.llm.acomplete(build_query_prompt(query, format_type_pool(type_pool)), json_mode=True)
+        return self._finish(reply, query, type_pool)

@@ -1,0 +1,118 @@
+"""Mini mode's graph work on a ``Subgraph``'s arrays: answer candidates, eq. 2 key edges and
+eq. 3 path search, each giving exactly what its networkx counterpart gives
+(``seeds.select_answer_candidates``, ``key_edges.score_edges`` + ``key_edges``,
+``reasoning_paths.paths_from_seed``); node ids are numbered in sorted order, so comparing
+numbers breaks ties as comparing ids does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Iterable
+
+import numpy as np
+
+from minirag_core.graph.arrays import Subgraph, _both_ways, _row_starts
+from minirag_core.retrieval.topology.key_edges import _reach
+from minirag_core.retrieval.topology.reasoning_paths import Path
+
+
+def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
+    """The seeds' k-hop neighbourhood: from the view's ``relation_arrays()`` where it has
+    them, else from its ``entity_subgraph``."""
+    arrays = getattr(view, "relation_arrays", None)
+    if arrays is not None:
+        return arrays().expand(seeds, hops, max_nodes)
+    return Subgraph.from_graph(view.entity_subgraph(seeds, hops, max_nodes))
+
+
+def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], limit: int) -> list[str]:
+    """``select_answer_candidates`` on a ``Subgraph``."""
+    wanted = {t.strip().upper() for t in answer_types if t.strip()}
+    if not wanted:
+        return []
+    degree = sub.degree().tolist()
+    found = [i for i, (n, t) in enumerate(zip(sub.nodes, sub.types)) if n not in seeds and t.upper() in wanted]
+    found.sort(key=lambda i: (sub.hop[i], -degree[i], i))
+    return [sub.nodes[i] for i in found[:limit]]
+
+
+def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], hops: int,
+              top: int) -> dict[tuple[str, str], int]:
+    """``edge_scoring.key_edges(score_edges(...), top)`` on a ``Subgraph``."""
+    rows = [sub.position[a] for a in dict.fromkeys([*seeds, *candidates]) if a in sub.position]
+    if not rows or not len(sub.left):
+        return {}
+    reach = _reach(len(sub.nodes), sub.left, sub.right, rows, hops)
+    counts = (reach[sub.left] | reach[sub.right]).sum(axis=1)
+    scored = np.flatnonzero(counts)
+    chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -counts[scored]))][:max(top, 0)]
+    nodes = sub.nodes
+    return {(nodes[sub.left[i]], nodes[sub.right[i]]): int(counts[i]) for i in chosen.tolist()}
+
+
+class PathSearch:
+    """``paths_from_seed`` on a ``Subgraph``: every node's neighbours are ranked in one array
+    sort (their order depends only on the key edges and candidates, not on the path), and
+    only as many as a path can take are turned into Python objects."""
+
+    def __init__(self, sub: Subgraph, key_edges: dict[tuple[str, str], float], answer_candidates: set[str]) -> None:
+        self.sub = sub
+        self.candidates = answer_candidates
+        position, n = sub.position, len(sub.nodes)
+        rows, cols, weights = _both_ways(sub.left, sub.right, sub.weight)
+        is_candidate = np.zeros(n, dtype=bool)
+        is_candidate[[position[c] for c in answer_candidates if c in position]] = True
+        keyed = np.zeros(len(rows), dtype=np.float64)
+        pairs = [(position[a], position[b], score) for (a, b), score in key_edges.items()
+                 if a in position and b in position]
+        if pairs and len(rows):  # both directions of each key edge, found by entry code
+            codes = rows * n + cols
+            key_codes = np.array([a * n + b for a, b, _ in pairs] + [b * n + a for a, b, _ in pairs])
+            scores = np.array([s for *_, s in pairs] * 2, dtype=np.float64)
+            ranked = np.argsort(key_codes)
+            at = np.minimum(np.searchsorted(key_codes[ranked], codes), len(ranked) - 1)
+            hit = key_codes[ranked][at] == codes
+            keyed[hit] = scores[ranked][at[hit]]
+        # eq. 3's gain of stepping onto each neighbour, as ``paths_from_seed`` adds it
+        gain = keyed + is_candidate[cols].astype(np.float64)
+        order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
+        self._cols, self._gain = cols[order], gain[order]
+        self._indptr = _row_starts(rows, n)
+        self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
+
+    def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
+        """The first ``needed`` (neighbour id, number, gain) by (-gain, -weight, id)."""
+        found = self._options.get((node, needed))
+        if found is None:
+            start = self._indptr[node]
+            end = min(start + needed, self._indptr[node + 1])
+            nodes = self.sub.nodes
+            found = self._options[node, needed] = [(nodes[c], c, g) for c, g in zip(
+                self._cols[start:end].tolist(), self._gain[start:end].tolist())]
+        return found
+
+    def from_seed(self, seed: str, *, max_length: int, beam_width: int = 64, max_branch: int = 16) -> list[Path]:
+        """Every acyclic path from ``seed`` of 0..max_length edges that survives the beam."""
+        position = self.sub.position
+        if seed not in position:
+            return []
+        start = Path((seed,), 1.0 if seed in self.candidates else 0.0)
+        found, frontier = [start], [(start, position[seed])]
+        needed = max_branch + max_length  # a path skips at most its own nodes
+        for _ in range(max_length):
+            grown: list[tuple[Path, int]] = []
+            for path, last in frontier:
+                taken = 0
+                for name, number, gain in self._ranked(last, needed) if max_branch > 0 else ():
+                    if name in path.nodes:
+                        continue
+                    grown.append((Path(path.nodes + (name,), path.gain + gain), number))
+                    taken += 1
+                    if taken >= max_branch:
+                        break
+            if not grown:
+                break
+            frontier = heapq.nsmallest(beam_width, grown, key=lambda p: (-p[0].gain, len(p[0].nodes), p[0].nodes))
+            found.extend(p for p, _ in frontier)
+        return found

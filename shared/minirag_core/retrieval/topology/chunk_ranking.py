@@ -1,0 +1,91 @@
+"""Sec. 3.2.2, retrieval of query-relevant chunks: filter the chunks reached by reasoning
+paths to those also relevant to the query, rank them, and fit the top ones in a budget."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from minirag_core.scores import ScoreTable, same_ids
+from minirag_core.scores import top_ids
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    dense: float
+    lexical: float
+    graph: float
+
+
+def max_normalised(scores: dict[str, float]) -> dict[str, float]:
+    top = max(scores.values(), default=0.0)
+    return {k: v / top for k, v in scores.items()} if top > 0 else {k: 0.0 for k in scores}
+
+
+def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> float:
+    """How much a link to this entity says about a chunk: an entity in every chunk (the
+    corpus's protagonist) says nothing, a rare one a lot (inverse document frequency)."""
+    if not use_idf or entity_chunks == 0:
+        return 1.0
+    return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
+
+
+def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
+                    weights: RankWeights) -> Mapping[str, float]:
+    """Query-chunk relevance without the graph: dense similarity plus normalised BM25
+    (``lexical`` may be a ``ScoreTable`` holding 0 for chunks without a shared term)."""
+    if isinstance(lexical, ScoreTable):
+        if isinstance(dense, ScoreTable) and same_ids(dense, lexical):  # one array operation
+            peak = lexical.scores.max(initial=0.0)
+            scaled = lexical.scores / peak if peak > 0 else np.zeros(len(lexical.scores))
+            return ScoreTable(dense.ids, weights.dense * dense.scores + weights.lexical * scaled, dense.position)
+        lexical = {lexical.ids[i]: float(lexical.scores[i]) for i in np.flatnonzero(lexical.scores > 0)}
+    lexical_n = max_normalised(lexical)
+    if isinstance(dense, ScoreTable):  # one array operation instead of a dict over every chunk
+        table = dense.plus(lexical_n, weights.lexical, weights.dense)
+        if table is not None:
+            return table
+    ids = set(dense) | set(lexical_n)
+    return {c: weights.dense * dense.get(c, 0.0) + weights.lexical * lexical_n.get(c, 0.0) for c in ids}
+
+
+def rank_chunks(relevance: Mapping[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
+                weights: RankWeights) -> list[tuple[str, float]]:
+    """Step 1-3: intersect path chunks with the query-relevant pool, score, rank."""
+    graph_n = max_normalised(graph_scores)
+    pool = set(candidate_pool)
+    ranked = [(c, relevance.get(c, 0.0) + weights.graph * g) for c, g in graph_n.items() if c in pool]
+    ranked.sort(key=lambda item: (-item[1], item[0]))
+    return ranked
+
+
+def add_bridges(ranked: list[tuple[str, float]], relevance: Mapping[str, float], graph_scores: dict[str, float],
+                bridged: dict[str, float], weights: RankWeights, bridge_weight: float) -> list[tuple[str, float]]:
+    """Add the bridge term: ranked chunks gain it, chunks reached only through a bridge join the
+    ranking (even when their own similarity to the query is low)."""
+    if not bridged:
+        return ranked
+    graph_n = max_normalised(graph_scores)
+    scores = {c: s + bridge_weight * bridged.get(c, 0.0) for c, s in ranked}
+    for chunk, value in bridged.items():
+        if chunk not in scores:
+            scores[chunk] = relevance.get(chunk, 0.0) + weights.graph * graph_n.get(chunk, 0.0) + bridge_weight * value
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def fit_budget(ranked: list[tuple[str, float]], n_tokens: dict[str, int], top_k: int,
+               token_budget: int) -> list[tuple[str, float]]:
+    """Take chunks in rank order, at most ``top_k``, skipping any that would exceed the budget."""
+    chosen, used = [], 0
+    for chunk_id, score in ranked:
+        if len(chosen) >= top_k:
+            break
+        cost = n_tokens.get(chunk_id, 0)
+        if used + cost > token_budget:
+            continue
+        chosen.append((chunk_id, score))
+        used += cost
+    return chosen

@@ -1,0 +1,215 @@
+"""OfflineQueryMapper on LiHuaWorld dev questions."""
+
+from __future__ import annotations
+
+from conftest import LIHUAWORLD
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from minirag_core.extraction.base import QueryMapper
+from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper, extract_query_entities
+
+QA = LIHUAWORLD / "qa_dev.json"
+
+
+@pytest.fixture(scope="module")
+def mapper():
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    return OfflineQueryMapper(SentenceTransformerEmbedder())
+
+
+@pytest.fixture(scope="module")
+def questions() -> dict[int, str]:
+    if not QA.exists():
+        pytest.skip("qa_dev.json not available")
+    return {q["id"]: q["question"] for q in json.loads(QA.read_text(encoding="utf-8"))}
+
+
+def test_protocol(mapper):
+    assert isinstance(mapper, QueryMapper)
+
+
+def test_when_question(mapper, questions):
+    q = questions[63]  # When was the first time Li Hua had dinner with Wolfgang this year?
+    m = mapper.map_query(q, {})
+    assert m.source == "offline"
+    assert m.entities[:2] == ["Li Hua", "Wolfgang"]
+    assert m.answer_types[0] == "DATE AND TIME" and len(m.answer_types) <= 3
+
+
+def test_when_question_with_date(mapper, questions):
+    m = mapper.map_query(questions[69], {})  # What does Li Hua report to Adam on January 6th?
+    assert m.entities == ["Li Hua", "Adam", "January 6"]
+    assert mapper.map_query(questions[114], {}).answer_types[0] == "DATE AND TIME"
+
+
+def test_who_question(mapper, questions):
+    m = mapper.map_query(questions[112], {})  # Who invites Li Hua to join the community bake sale?
+    assert m.entities == ["Li Hua", "community bake sale"]
+    assert m.answer_types[0] == "PERSON"
+
+
+def test_where_question(mapper):
+    m = mapper.map_query("Where do Li Hua and WolfgangSchulz meet for the photo exhibition?", {})
+    assert m.entities == ["Li Hua", "Wolfgang Schulz", "photo exhibition"]
+    assert m.answer_types[0] == "LOCATION"
+
+
+def test_quoted_title_and_song_type(mapper, questions):
+    m = mapper.map_query(questions[10], {})
+    assert m.entities[:2] == ["Viva la Vida", "Wolfgang Schulz"]
+    assert "this Sunday" in m.entities
+    m = mapper.map_query(questions[125], {})  # What song does Li Hua suggest ... on 20260405?
+    assert m.answer_types[0] == "WORK OF ART"
+    assert "2026-04-05" in m.entities and "jam session" in m.entities
+
+
+def test_noun_phrases_when_no_names(mapper, questions):
+    m = mapper.map_query(questions[110], {})  # What time is the power outage in the neighborhood?
+    assert m.entities == ["power outage", "neighborhood"]
+    assert m.answer_types[0] == "DATE AND TIME"
+
+
+def test_types_restricted_to_pool(mapper, questions):
+    pool = {"PERSON": ["Li Hua"], "LOCATION": ["Barcelona"], "SONG": ["Hey Jude"]}
+    m = mapper.map_query(questions[125], pool)
+    assert m.answer_types[0] == "SONG"  # WORK OF ART mapped to the nearest pool type
+    assert set(m.answer_types) <= set(pool)
+    m = mapper.map_query(questions[63], {"PERSON": [], "DATE AND TIME": []})
+    assert m.answer_types[0] == "DATE AND TIME" and set(m.answer_types) <= {"PERSON", "DATE AND TIME"}
+
+
+def test_async(mapper, questions):
+    m = asyncio.run(mapper.amap_query(questions[63], {}))
+    assert m.answer_types[0] == "DATE AND TIME"
+
+
+def test_all_dev_questions_map(mapper, questions):
+    n_with_entities = 0
+    for q in questions.values():
+        ents = extract_query_entities(q)
+        n_with_entities += bool(ents)
+        assert all(e and e == e.strip() for e in ents)
+    assert n_with_entities >= 0.95 * len(questions)
+
+
+class _RecordingEmbedder:
+    """The real embedder, recording which thread embedded which texts."""
+
+    def __init__(self, inner, parallel: bool) -> None:
+        self.inner, self.parallel_embed, self.calls, self.blas = inner, parallel, [], []
+        self.name, self.dim, self.max_tokens = inner.name, inner.dim, inner.max_tokens
+
+    def embed(self, texts):
+        import threading
+
+        from threadpoolctl import threadpool_info
+
+        self.calls.append((threading.get_ident(), list(texts)))
+        self.blas.append([i["num_threads"] for i in threadpool_info()  # NumPy's BLAS (the products)
+                          if i["user_api"] == "blas" and "numpy" in i["filepath"]])
+        return self.inner.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
+        return self.inner.token_windows(text, size, overlap)
+
+
+def test_entity_names_are_embedded_beside_the_question_with_a_second_core(embedder, monkeypatch) -> None:
+    """With a thread-safe embedder and a spare core, the names go to a worker thread while the
+    question is embedded and typed, BLAS on one thread for both (two threads each driving a
+    BLAS pool would fight over the cores); the mapping is the one the single packed call gives."""
+    import threading
+
+    import minirag_core.concurrency as concurrency
+
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    question = "Which film did the director of Blue Harbor make after moving to Lisbon?"
+    mappings = {}
+    for parallel in (True, False):
+        recorder = _RecordingEmbedder(embedder, parallel)
+        mapper = OfflineQueryMapper(recorder)
+        mapper.typer.type_vectors  # the typer's own vectors, embedded before the question
+        recorder.calls.clear()
+        recorder.blas.clear()
+        mappings[parallel] = mapper.map_query(question, {})
+        entities = mappings[parallel].entities
+        assert entities
+        me = threading.get_ident()
+        if parallel:
+            assert any(t != me and texts == entities for t, texts in recorder.calls)
+            assert (me, [question]) in recorder.calls
+            assert all(counts and max(counts) == 1 for counts in recorder.blas), recorder.blas
+        else:
+            assert recorder.calls[0] == (me, [question, *entities])
+            assert all(t == me for t, _ in recorder.calls)
+    assert mappings[True] == mappings[False]
+
+
+def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypatch) -> None:
+    """A question past the embedder's short-text cache is embedded by the offline mapper and its
+    vector reused for the answer types and the chunk scores (not encoded three times); the
+    vector stays out of ``to_dict``, which remains JSON."""
+    import json
+
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from minirag_core.indexing.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    fresh = SentenceTransformerEmbedder()  # its own cache: the session embedder's may hold the question
+    index = MiniRAGIndex(tmp_path / "wd", embedder=fresh)
+    index.insert([Document("d1", "Marta Olsen repaired the brass telescope on the north pier of Halden harbour."),
+                  Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm.")])
+    question = ("After the long winter storm that damaged most of the harbour, and before the summer regatta "
+                "opened, who was it that repaired the old brass telescope standing on the north pier of "
+                "Halden harbour, and who had rebuilt that pier?")
+    assert len(question) > 200
+    encoded: list[str] = []
+    original = fresh._encode
+    monkeypatch.setattr(fresh, "_encode", lambda texts: encoded.extend(texts) or original(texts))
+    for mode in ("mini", "light"):
+        encoded.clear()
+        result = index.query(question, mode=mode)
+        assert encoded.count(question) == 1, mode
+        assert result.chunks
+        data = result.to_dict()
+        assert set(data["mapping"]) == {"entities", "answer_types", "source"}
+        json.dumps(data)
+        assert result.mapping.query_vector is not None  # the object keeps it
+    other = result.mapping
+    assert other.vector_for(fresh.name) is other.query_vector and other.vector_for("another model") is None
+    other.vector_model = ""  # an embedder without a name: never reused
+    assert other.vector_for("") is None
+
+
+def test_mini_searches_the_entities_beside_the_relevance_scores(embedder, tmp_path, monkeypatch) -> None:
+    """With a spare core the seeds' entity search runs in a worker thread while the question's
+    chunk scores are computed; the result is the one the serial order gives."""
+    import threading
+
+    import minirag_core.concurrency as concurrency
+    import minirag_core.retrieval.modes.mini as mini
+    from minirag_core.indexing.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert([Document("d1", "Marta Olsen repaired the brass telescope on the north pier of Halden harbour."),
+                  Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm."),
+                  Document("d3", "Jonas Berg trained as a shipwright in Bergen before he moved to Halden.")])
+    threads: list[int] = []
+    select = mini.select_seeds
+    monkeypatch.setattr(mini, "select_seeds", lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
+    results = {}
+    for spare in (True, False):
+        monkeypatch.setattr(concurrency, "spare_core", lambda spare=spare: spare)
+        threads.clear()
+        results[spare] = index.query("Who rebuilt the pier where Marta Olsen repaired the telescope?", mode="mini")
+        assert threads and (threads[0] != threading.get_ident()) == spare
+    assert results[True].seeds and results[True].to_dict() == results[False].to_dict()

@@ -1,0 +1,93 @@
+"""The core's one retrieval entry point and the records around it, without any model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
+from minirag_core.retrieval.memory_sources import top_similar
+from minirag_core.retrieval.pipeline import check_mode, fill_to_k, retrieve, shortfall
+from minirag_core.retrieval.settings import RetrievalSettings
+from minirag_core.types import KeyEdge, ReasoningPath, RetrievalResult, ScoredChunk
+
+
+def _chunk(cid: str, n_tokens: int = 10, entities: list[str] | None = None, via: str = "graph") -> ScoredChunk:
+    return ScoredChunk(chunk_id=cid, doc_id="d-" + cid, text=cid, score=1.0, n_tokens=n_tokens, via=via,
+                       entities=entities or [])
+
+
+def test_document_record_keeps_the_stored_format() -> None:
+    stored = {"a": {"hash": "h1", "chunks": ["c1", "c2"], "metadata": {"k": 1}}}
+    before = json.dumps(stored, sort_keys=True)
+    registry = DocumentRegistry(stored)
+    record = registry.get("a")
+    assert record == DocumentRecord("h1", ["c1", "c2"], {"k": 1}) and record.complete
+    registry.put("a", record)
+    assert json.dumps(stored, sort_keys=True) == before
+    registry.add_chunks("b", ["c3"], "", {"m": 2})          # a long document's first piece
+    registry.add_chunks("b", ["c4"], "h2", {"m": 2})        # ... and its last
+    assert stored["b"] == {"hash": "h2", "chunks": ["c3", "c4"], "metadata": {"m": 2}}
+    assert registry.chunk_ids("b") == ["c3", "c4"] and registry.metadata() == {"a": {"k": 1}, "b": {"m": 2}}
+    registry.remove("a")
+    assert "a" not in registry and len(registry) == 1
+    assert not DocumentRecord.from_json({"chunks": ["x"]}).complete
+
+
+def test_explain_gathers_what_touches_the_chunks_entities() -> None:
+    result = RetrievalResult(
+        query="q", mode="mini", chunks=[_chunk("c1", entities=["A", "B"]), _chunk("c2", entities=["C"])],
+        answer_candidates=["B", "C", "D"],
+        key_edges=[KeyEdge("A", "X", 0.9), KeyEdge("A", "B", 0.5), KeyEdge("C", "D", 0.7)],
+        paths=[ReasoningPath("q1", ["A", "X"], 0.9), ReasoningPath("q1", ["A", "B"], 0.4),
+               ReasoningPath("q2", ["D"], 1.0)])
+    why = result.explain("c1")
+    assert why.entities == ["A", "B"] and why.answer_candidates == ["B"]
+    assert [p.nodes for p in why.paths] == [["A", "X"], ["A", "B"]]           # result order
+    assert [p.nodes for p in why.ranked_paths()] == [["A", "B"], ["A", "X"]]  # most shared entities first
+    assert [(e.source, e.target) for e in why.ranked_key_edges()] == [("A", "B"), ("A", "X")]
+    assert [(e.source, e.target) for e in result.explain("c2").key_edges] == [("C", "D")]
+    with pytest.raises(KeyError):
+        result.explain("missing")
+
+
+def test_fill_to_k_tops_up_within_the_budget() -> None:
+    result = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1", 40)])
+    extra = RetrievalResult(query="q", mode="naive",
+                            chunks=[_chunk("c1", 40, via="dense"), _chunk("big", 100, via="dense"),
+                                    _chunk("c2", 30, via="dense"), _chunk("c3", 20, via="dense"),
+                                    _chunk("c4", 5, via="dense")])
+    assert shortfall(result, 3, available=10) == 2 and shortfall(result, 3, available=1) == 0
+    assert fill_to_k(result, extra, k=3, token_budget=100) == 2
+    assert [(c.chunk_id, c.via) for c in result.chunks] == [("c1", "graph"), ("c2", "fill"), ("c3", "fill")]
+    assert "via='fill'" in result.notes[-1]
+    assert fill_to_k(result, extra, k=5, token_budget=95) == 1  # only c4 still fits
+
+
+def test_fill_to_k_keeps_scores_in_rank_order() -> None:
+    """A top-up chunk scored on another scale (a dense cosine above the mini score) must not
+    outrank the chunks before it for a consumer that sorts by score."""
+    result = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1"), _chunk("c2")])
+    result.chunks[0].score, result.chunks[1].score = 2.0, 0.4
+    extra = RetrievalResult(query="q", mode="naive", chunks=[_chunk("c3", via="dense"), _chunk("c4", via="dense")])
+    extra.chunks[0].score, extra.chunks[1].score = 0.9, 0.1
+    assert fill_to_k(result, extra, k=4, token_budget=100) == 2
+    assert [(c.chunk_id, c.score) for c in result.chunks] == [("c1", 2.0), ("c2", 0.4), ("c3", 0.4), ("c4", 0.1)]
+    assert sorted(result.chunks, key=lambda c: -c.score) == result.chunks  # a stable sort keeps the order
+
+
+def test_modes_are_checked_once_for_every_caller() -> None:
+    assert check_mode("light") == "light"
+    with pytest.raises(ValueError, match="unknown mode"):
+        check_mode("hybrid")
+    with pytest.raises(ValueError, match="need a query mapping"):
+        retrieve(object(), "q", "mini", RetrievalSettings())  # type: ignore[arg-type]
+
+
+def test_top_similar_is_exact_and_breaks_ties_by_id() -> None:
+    ids = ["b", "a", "c", "d"]
+    matrix = np.array([[1, 0], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32)
+    assert [i for i, _ in top_similar(ids, matrix, np.array([1, 0], dtype=np.float32), 3)] == ["a", "b", "d"]
+    assert top_similar([], np.zeros((0, 2)), np.array([1, 0]), 3) == []
