@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from minirag_core.types import RetrievalResult
+
+class RenderableResult(Protocol):
+    """What the tables are drawn from: a ``RetrievalResult``'s chunks and graph evidence."""
+
+    chunks: Sequence[Any]
+    answer_candidates: Sequence[str]
+    key_edges: Sequence[Any]
+    paths: Sequence[Any]
 
 
 def _csv_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -34,7 +40,7 @@ def _touching(rows: list, nodes_of, relevant: set[str], limit: int) -> list:
     return kept[:limit]
 
 
-def render_context(result: RetrievalResult, max_rows: int = CONTEXT_ROWS) -> str:
+def render_context(result: RenderableResult, max_rows: int = CONTEXT_ROWS) -> str:
     """Render a retrieval result as the CSV-like data tables of the answer prompt.
 
     Sections: Answer Candidates, Key Relationships, Reasoning Paths (with scores) and
