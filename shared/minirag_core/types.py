@@ -121,11 +121,18 @@ class KeyEdge:
 
 @dataclass
 class ReasoningPath:
-    """A path kept by eq. 3 for (query entity, seed)."""
+    """A path kept by eq. 3 for (query entity, seed). ``specificity`` (0-1) is that of its least
+    specific entity (1 for an entity in one chunk, near 0 for one in most chunks): explanations
+    order paths by ``score * specificity``, so a path through a hub entity comes last."""
 
     query_entity: str
     nodes: list[str]
     score: float
+    specificity: float = 1.0
+
+    @property
+    def weighted_score(self) -> float:
+        return self.score * self.specificity
 
 
 @dataclass
@@ -143,8 +150,8 @@ class ChunkExplanation:
         return len(set(self.entities).intersection(nodes))
 
     def ranked_paths(self) -> list[ReasoningPath]:
-        """Paths sharing the most entities with the chunk first, then by score."""
-        return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.score))
+        """Paths sharing the most entities with the chunk first, then by hub-discounted score."""
+        return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.weighted_score, len(p.nodes)))
 
     def ranked_key_edges(self) -> list[KeyEdge]:
         """Key edges with both ends among the chunk's entities first, then by score."""
@@ -174,15 +181,18 @@ class RetrievalResult:
         return data
 
     def explain(self, chunk_id: str) -> ChunkExplanation:
-        """The paths, key edges and answer candidates touching a retrieved chunk's entities."""
+        """The paths, key edges and answer candidates touching a retrieved chunk's own entities
+        (the entities linking it to the query, hubs left out), strongest first."""
         chunk = next((c for c in self.chunks if c.chunk_id == chunk_id), None)
         if chunk is None:
             raise KeyError(f"chunk {chunk_id!r} is not in this result")
         entities = set(chunk.entities)
         return ChunkExplanation(
             chunk_id=chunk_id, entities=list(chunk.entities),
-            paths=[p for p in self.paths if entities.intersection(p.nodes)],
-            key_edges=[e for e in self.key_edges if e.source in entities or e.target in entities],
+            paths=sorted((p for p in self.paths if entities.intersection(p.nodes)),
+                         key=lambda p: (-p.weighted_score, len(p.nodes))),
+            key_edges=sorted((e for e in self.key_edges if e.source in entities or e.target in entities),
+                             key=lambda e: -e.score),
             answer_candidates=[c for c in self.answer_candidates if c in entities])
 
     def to_json(self) -> str:
