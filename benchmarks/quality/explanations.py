@@ -46,6 +46,7 @@ def measure(index, questions: list[devsets.Question], top_k: int = 5) -> dict:
     edges = parsed = links = 0
     types = typed_in_graph = 0
     overlaps: list[float] = []
+    shown_all: list[set] = []
     distinct: list[int] = []
     for q in questions:
         result = index.query(q.question, mode="mini", top_k=top_k)
@@ -61,6 +62,7 @@ def measure(index, questions: list[devsets.Question], top_k: int = 5) -> dict:
                 parsed += not words <= GENERIC
                 links += LINK in words
             shown_paths.append({(p.query_entity, tuple(p.nodes)) for p in why.ranked_paths()[:SHOWN_PATHS]})
+        shown_all += shown_paths
         overlaps += [j for a, b in combinations(shown_paths, 2) for j in [_jaccard(a, b)] if j is not None]
         distinct.append(len({c.doc_id for c in result.chunks}))
     return {
@@ -72,6 +74,8 @@ def measure(index, questions: list[devsets.Question], top_k: int = 5) -> dict:
         "answer_types_in_graph_share": 100.0 * typed_in_graph / types if types else None,
         "hit_pairs": len(overlaps),
         "median_path_jaccard": statistics.median(overlaps) if overlaps else None,
+        "mean_path_jaccard": statistics.mean(overlaps) if overlaps else None,
+        "hits_without_paths": sum(not s for s in shown_all),
         "mean_distinct_documents_top5": statistics.mean(distinct) if distinct else None,
     }
 

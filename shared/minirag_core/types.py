@@ -8,6 +8,14 @@ from typing import Any
 
 from minirag_core.context import render_context
 
+#: relation keywords that say only "these two appear together" (no parsed relation, no link)
+GENERIC_RELATION_KEYWORDS = frozenset({"co-occurrence", "conversation", "session time", ""})
+
+
+def names_a_relation(keywords: str) -> bool:
+    """Whether a relation's keywords say more than co-occurrence (a parsed relation, a link, code)."""
+    return not {k.strip() for k in keywords.split(",")} <= GENERIC_RELATION_KEYWORDS
+
 
 @dataclass(frozen=True)
 class Document:
@@ -154,8 +162,22 @@ class ChunkExplanation:
         return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.weighted_score, len(p.nodes)))
 
     def ranked_key_edges(self) -> list[KeyEdge]:
-        """Key edges with both ends among the chunk's entities first, then by score."""
-        return sorted(self.key_edges, key=lambda e: (-self._overlap((e.source, e.target)), -e.score))
+        """Key edges with both ends among the chunk's entities first, then those naming a relation
+        (parsed from a sentence, a link, code) before bare co-occurrence, then by score."""
+        return sorted(self.key_edges, key=lambda e: (-self._overlap((e.source, e.target)),
+                                                     not names_a_relation(e.keywords), -e.score))
+
+
+def _distinct(paths: list[ReasoningPath]) -> list[ReasoningPath]:
+    """The first of each (query entity, nodes) path: a bridge reaching several chunks is one path."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    out = []
+    for path in paths:
+        key = (path.query_entity, tuple(path.nodes))
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
 
 
 @dataclass
@@ -189,8 +211,8 @@ class RetrievalResult:
         entities = set(chunk.entities)
         return ChunkExplanation(
             chunk_id=chunk_id, entities=list(chunk.entities),
-            paths=sorted((p for p in self.paths if entities.intersection(p.nodes)),
-                         key=lambda p: (-p.weighted_score, len(p.nodes))),
+            paths=_distinct(sorted((p for p in self.paths if entities.intersection(p.nodes)),
+                                   key=lambda p: (-p.weighted_score, len(p.nodes)))),
             key_edges=sorted((e for e in self.key_edges if e.source in entities or e.target in entities),
                              key=lambda e: -e.score),
             answer_candidates=[c for c in self.answer_candidates if c in entities])

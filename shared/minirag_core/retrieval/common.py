@@ -69,6 +69,6 @@ def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via:
     return [
         ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),
                     n_tokens=n_tokens[c], metadata=dict(metadata.get(attrs[c]["doc_id"], {})),
-                    via=via.get(c, "graph"), entities=sorted((chunk_entities or {}).get(c, [])))
+                    via=via.get(c, "graph"), entities=sorted(set((chunk_entities or {}).get(c, []))))
         for c, s in chosen
     ]
