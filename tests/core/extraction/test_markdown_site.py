@@ -134,6 +134,14 @@ def test_code_names_from_spans_and_blocks():
         "flush_all": "called"}
 
 
+def test_identifiers_written_as_code_are_whole_query_entities():
+    from minirag_core.extraction.query_entities import extract_query_entities
+
+    found = extract_query_entities("Why does make_client() fail after info.data changes, and what does Client return?")
+    assert found[:2] == ["make_client", "info.data"] and "Client" in found
+    assert extract_query_entities("When did MariaGarcia meet Li Hua?") == ["Maria Garcia", "Li Hua"]  # names still split
+
+
 def test_links_resolve_relative_to_the_page():
     assert markdown.link_target("guide/a.md", "../ref/b.md#part") == ("ref/b", "part")
     assert markdown.link_target("guide/a.md", "https://example.org/b.md") is None
