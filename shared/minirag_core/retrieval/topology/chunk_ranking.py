@@ -35,7 +35,7 @@ def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> 
 
 #: an entity linked to more than this share of the chunks (and to more than HUB_MIN_CHUNKS) is a hub
 HUB_SHARE = 0.05
-HUB_MIN_CHUNKS = 3
+HUB_MIN_CHUNKS = 10
 
 
 def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple[set[str], dict[str, float]]:
