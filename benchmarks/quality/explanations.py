@@ -85,7 +85,7 @@ def main(argv=None) -> dict:
     p.add_argument("--set", default="pydantic_docs")
     p.add_argument("--split", choices=("test", "tune", "all"), default="test")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where run_suite.py keeps the set's index")
-    p.add_argument("--write", type=Path, default=BENCH_DIR / "results" / "explanations.json")
+    p.add_argument("--write", type=Path, default=None, help="default: results/explanations_<set>_<split>.json")
     args = p.parse_args(argv)
     configure_threads(1)
     data = devsets.load(args.set)
@@ -95,6 +95,7 @@ def main(argv=None) -> dict:
     figures = {"set": args.set, "split": args.split, "commit": git_commit(), **measure(index, questions),
                "seconds": round(time.perf_counter() - started, 1)}
     print(json.dumps(figures, indent=1))
+    args.write = args.write or BENCH_DIR / "results" / f"explanations_{args.set}_{args.split}.json"
     args.write.parent.mkdir(parents=True, exist_ok=True)
     args.write.write_text(json.dumps(figures, indent=1))
     return figures
