@@ -134,6 +134,14 @@ def test_code_names_from_spans_and_blocks():
         "flush_all": "called"}
 
 
+def test_technical_shapes_need_code_in_the_graph():
+    from minirag_core.retrieval.query.technical_types import technical_types
+
+    assert technical_types("How do I reset it?", ["CODE", "CONCEPT", "PERSON"]) == ["CODE", "CONCEPT"]
+    assert technical_types("Why does load() fail with an error?", ["ERROR", "CODE"]) == ["ERROR", "CODE"]
+    assert technical_types("How do I get to the park?", ["CONCEPT", "PERSON", "LOCATION"]) == []
+
+
 def test_identifiers_written_as_code_are_whole_query_entities():
     from minirag_core.extraction.query_entities import extract_query_entities
 

@@ -23,8 +23,12 @@ _RULES: list[tuple[re.Pattern[str], list[str]]] = [
 
 
 def technical_types(query: str, available: Iterable[str]) -> list[str]:
-    """Types the question's technical shape asks for, earliest cue first, among ``available``."""
+    """Types the question's technical shape asks for, earliest cue first, among ``available``;
+    none unless the graph holds code (CODE or ERROR entities): elsewhere "how do I" is no
+    technical question."""
     pool = {t.upper(): t for t in available}
+    if CODE not in pool and ERROR not in pool:
+        return []
     q = query.lower()
     found: list[tuple[int, str]] = []
     for pattern, types in _RULES:
