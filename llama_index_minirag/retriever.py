@@ -41,6 +41,11 @@ METADATA_KEYS = ("minirag_mode", "minirag_score", "minirag_via", "minirag_doc_id
                  "minirag_query_entities", "minirag_answer_types")
 
 
+#: what each node's explanation shows: its own strongest paths and relationships (as the LangChain adapter)
+MAX_PATHS_PER_NODE = 5
+MAX_RELATIONSHIPS_PER_NODE = 5
+
+
 def result_to_nodes(result: RetrievalResult, graph: GraphView,
                     llama_nodes: Optional[dict[str, BaseNode]] = None) -> list[NodeWithScore]:
     """Retrieved chunks as ``NodeWithScore``; each node's metadata holds the reasoning paths,
@@ -69,11 +74,11 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
             "minirag_entities": [name(e) for e in chunk.entities],
             "minirag_reasoning_paths": [
                 {"query_entity": p.query_entity, "entities": [name(n) for n in p.nodes], "score": float(p.score)}
-                for p in explanation.paths],
+                for p in explanation.ranked_paths()[:MAX_PATHS_PER_NODE]],
             "minirag_key_relationships": [
                 {"source": name(e.source), "target": name(e.target), "score": float(e.score),
                  "keywords": e.keywords, "description": e.description}
-                for e in explanation.key_edges],
+                for e in explanation.ranked_key_edges()[:MAX_RELATIONSHIPS_PER_NODE]],
             "minirag_answer_candidates": [name(c) for c in explanation.answer_candidates],
             "minirag_query_entities": list(result.mapping.entities) if result.mapping else [],
             "minirag_answer_types": list(result.mapping.answer_types) if result.mapping else [],

@@ -2,10 +2,11 @@
 bridge settings (``--grid bridges``), ranking weights (``--grid weights``), the size of the
 query-relevant pool path chunks are filtered to (``--grid pool``), the question-entity coverage
 of the top chunks (``--grid coverage``), the residual round (``--grid residual``) or eq. 2's
-key edges, answer candidates and path length (``--grid eq2``) on every development set (indexes
+key edges, answer candidates and path length (``--grid eq2``) or the cap on chunks of one document in
+the top k (``--grid doccap``) on every development set (indexes
 reused from run_suite.py's workdirs).
 
-    .venv/bin/python benchmarks/experiments/sweep_bridges.py [--grid bridges|weights|pool|coverage|residual|eq2]
+    .venv/bin/python benchmarks/experiments/sweep_bridges.py [--grid bridges|weights|pool|coverage|residual|eq2|doccap]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ GRIDS = {
     "coverage": {"coverage_weight": [0.0, 0.1, 0.2, 0.4, 0.6, 1.0], "coverage_depth": [10, 20, 40]},
     "residual": {"residual_weight": [0.0, 1.0, 2.0, 3.0], "residual_sources": [3, 5]},
     "eq2": {"key_edges": [30, 60, 120], "max_answer_candidates": [15, 30, 60], "path_length": [2, 3]},
+    "doccap": {"max_chunks_per_document": [0, 1, 2, 3]},
 }
 
 

@@ -1,11 +1,15 @@
 """Every development set beside the checkout through one loader, and the fixed tune/test split.
 
 A set is a folder of ``../shared/data``: LiHuaWorld (``corpus/`` of chat sessions and
-``qa_dev.json``) or any folder with ``corpus.json`` (``[{id, text}]``) and ``questions.json``
-(``[{id, question, answer, evidence, type}]``, evidence ids joined by ``<and>``).
+``qa_dev.json``), any folder with ``corpus.json`` (``[{id, text}]``) and ``questions.json``
+(``[{id, question, answer, evidence, type}]``, evidence ids joined by ``<and>``), or a
+documentation site: a ``corpus/`` folder of Markdown pages (document id = the page's path under
+``corpus/``) and ``questions.json`` whose evidence is a list of page paths.
 
 Questions split by a fixed hash of their text: settings are chosen on the ``tune`` half and
-figures reported on the ``test`` half. The split never changes between runs or machines.
+figures reported on the ``test`` half. A documentation site keeps the split its README fixed
+before any retrieval was run: odd-numbered question ids are ``tune``, even ones ``test``. The
+split never changes between runs or machines.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,7 +65,25 @@ def available(root: Path = DATA_ROOT) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir()
-                  if (p / "corpus.json").is_file() or (p / "qa_dev.json").is_file())
+                  if (p / "corpus.json").is_file() or (p / "qa_dev.json").is_file() or _is_site(p))
+
+
+def _is_site(path: Path) -> bool:
+    return (path / "questions.json").is_file() and (path / "corpus").is_dir() \
+        and any((path / "corpus").rglob("*.md"))
+
+
+def split_by_number(question_id: str) -> str:
+    """A documentation site's fixed split: odd-numbered ids (``pd-001``) ``tune``, even ``test``."""
+    digits = re.findall(r"\d+", question_id)
+    if not digits:
+        raise ValueError(f"question id {question_id!r} carries no number")
+    return TUNE if int(digits[-1]) % 2 == 1 else TEST
+
+
+def _evidence(value) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else str(value or "").split("<and>")
+    return tuple(str(e).strip() for e in items if str(e).strip())
 
 
 def _load_lihuaworld(path: Path) -> Dataset:
@@ -77,11 +100,22 @@ def _load_passages(path: Path) -> Dataset:
     raw = json.loads((path / "questions.json").read_text(encoding="utf-8"))
     questions = []
     for row in raw:
-        evidence = tuple(e.strip() for e in str(row.get("evidence", "")).split("<and>") if e.strip())
+        evidence = _evidence(row.get("evidence"))
         questions.append(Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
                                   evidence=evidence, type=str(row.get("type", "")),
                                   answer_aliases=tuple(row.get("answer_aliases", []) or ()),
                                   split=split_of(str(row["question"]))))
+    return Dataset(path.name, docs, questions)
+
+
+def _load_site(path: Path) -> Dataset:
+    pages = sorted((path / "corpus").rglob("*.md"))
+    docs = [Document(id=p.relative_to(path / "corpus").as_posix(), text=p.read_text(encoding="utf-8"),
+                     metadata={"source": p.relative_to(path / "corpus").as_posix()}) for p in pages]
+    raw = json.loads((path / "questions.json").read_text(encoding="utf-8"))
+    questions = [Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
+                          evidence=_evidence(row.get("evidence")), type=str(row.get("type", "")),
+                          split=split_by_number(str(row["id"]))) for row in raw]
     return Dataset(path.name, docs, questions)
 
 
@@ -92,4 +126,7 @@ def load(name: str, root: Path = DATA_ROOT) -> Dataset:
         return _load_lihuaworld(path)
     if (path / "corpus.json").is_file():
         return _load_passages(path)
-    raise FileNotFoundError(f"no development set at {path} (want corpus.json + questions.json or qa_dev.json)")
+    if _is_site(path):
+        return _load_site(path)
+    raise FileNotFoundError(f"no development set at {path} (want corpus.json + questions.json, qa_dev.json, "
+                            "or corpus/*.md + questions.json)")

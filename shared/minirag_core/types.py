@@ -8,6 +8,14 @@ from typing import Any
 
 from minirag_core.context import render_context
 
+#: relation keywords that say only "these two appear together" (no parsed relation, no link)
+GENERIC_RELATION_KEYWORDS = frozenset({"co-occurrence", "conversation", "session time", ""})
+
+
+def names_a_relation(keywords: str) -> bool:
+    """Whether a relation's keywords say more than co-occurrence (a parsed relation, a link, code)."""
+    return not {k.strip() for k in keywords.split(",")} <= GENERIC_RELATION_KEYWORDS
+
 
 @dataclass(frozen=True)
 class Document:
@@ -121,11 +129,18 @@ class KeyEdge:
 
 @dataclass
 class ReasoningPath:
-    """A path kept by eq. 3 for (query entity, seed)."""
+    """A path kept by eq. 3 for (query entity, seed). ``specificity`` (0-1) is that of its least
+    specific entity (1 for an entity in one chunk, near 0 for one in most chunks): explanations
+    order paths by ``score * specificity``, so a path through a hub entity comes last."""
 
     query_entity: str
     nodes: list[str]
     score: float
+    specificity: float = 1.0
+
+    @property
+    def weighted_score(self) -> float:
+        return self.score * self.specificity
 
 
 @dataclass
@@ -143,12 +158,26 @@ class ChunkExplanation:
         return len(set(self.entities).intersection(nodes))
 
     def ranked_paths(self) -> list[ReasoningPath]:
-        """Paths sharing the most entities with the chunk first, then by score."""
-        return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.score))
+        """Paths sharing the most entities with the chunk first, then by hub-discounted score."""
+        return sorted(self.paths, key=lambda p: (-self._overlap(p.nodes), -p.weighted_score, len(p.nodes)))
 
     def ranked_key_edges(self) -> list[KeyEdge]:
-        """Key edges with both ends among the chunk's entities first, then by score."""
-        return sorted(self.key_edges, key=lambda e: (-self._overlap((e.source, e.target)), -e.score))
+        """Key edges with both ends among the chunk's entities first, then those naming a relation
+        (parsed from a sentence, a link, code) before bare co-occurrence, then by score."""
+        return sorted(self.key_edges, key=lambda e: (-self._overlap((e.source, e.target)),
+                                                     not names_a_relation(e.keywords), -e.score))
+
+
+def _distinct(paths: list[ReasoningPath]) -> list[ReasoningPath]:
+    """The first of each (query entity, nodes) path: a bridge reaching several chunks is one path."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    out = []
+    for path in paths:
+        key = (path.query_entity, tuple(path.nodes))
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
 
 
 @dataclass
@@ -174,15 +203,18 @@ class RetrievalResult:
         return data
 
     def explain(self, chunk_id: str) -> ChunkExplanation:
-        """The paths, key edges and answer candidates touching a retrieved chunk's entities."""
+        """The paths, key edges and answer candidates touching a retrieved chunk's own entities
+        (the entities linking it to the query, hubs left out), strongest first."""
         chunk = next((c for c in self.chunks if c.chunk_id == chunk_id), None)
         if chunk is None:
             raise KeyError(f"chunk {chunk_id!r} is not in this result")
         entities = set(chunk.entities)
         return ChunkExplanation(
             chunk_id=chunk_id, entities=list(chunk.entities),
-            paths=[p for p in self.paths if entities.intersection(p.nodes)],
-            key_edges=[e for e in self.key_edges if e.source in entities or e.target in entities],
+            paths=_distinct(sorted((p for p in self.paths if entities.intersection(p.nodes)),
+                                   key=lambda p: (-p.weighted_score, len(p.nodes)))),
+            key_edges=sorted((e for e in self.key_edges if e.source in entities or e.target in entities),
+                             key=lambda e: -e.score),
             answer_candidates=[c for c in self.answer_candidates if c in entities])
 
     def to_json(self) -> str:

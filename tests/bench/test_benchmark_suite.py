@@ -23,6 +23,22 @@ def test_split_is_fixed():
     assert devsets.split_of("  When was the bridge built?\n") == "tune"  # surrounding space ignored
 
 
+def test_documentation_site_loads_pages_by_path_with_the_numbered_split(tmp_path):
+    site = tmp_path / "site"
+    (site / "corpus" / "guide").mkdir(parents=True)
+    (site / "corpus" / "index.md").write_text("# Home\n\nSee [the guide](guide/start.md).\n")
+    (site / "corpus" / "guide" / "start.md").write_text("# Start\n\nInstall it.\n")
+    (site / "questions.json").write_text(
+        '[{"id": "q-001", "question": "How?", "answer": "Install it.", "evidence": ["guide/start.md"], '
+        '"type": "single"}, {"id": "q-002", "question": "Where?", "answer": "Home", '
+        '"evidence": ["index.md", "guide/start.md"], "type": "two-page"}]')
+    assert devsets.available(tmp_path) == ["site"]
+    data = devsets.load("site", root=tmp_path)
+    assert sorted(d.id for d in data.documents) == ["guide/start.md", "index.md"]
+    assert [(q.id, q.split, q.evidence) for q in data.questions] == [
+        ("q-001", "tune", ("guide/start.md",)), ("q-002", "test", ("index.md", "guide/start.md"))]
+
+
 @pytest.mark.skipif(not devsets.available(), reason="no development sets beside the checkout")
 def test_split_is_disjoint_and_covering():
     for name in devsets.available():

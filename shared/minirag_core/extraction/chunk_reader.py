@@ -21,11 +21,13 @@ from minirag_core.extraction.formats import Message, split_sentences
 from minirag_core.extraction.nlp import LABEL_TYPES, sentence_links
 from minirag_core.extraction.spans import Span, find_capitalised, find_dates, find_noun_phrases, find_quoted, masked
 from minirag_core.extraction.subjects import chunk_subject
+from minirag_core.extraction import scripts
+from minirag_core.extraction.code_names import span_name
 
 MAX_DESCRIPTION = 300
 MAX_SENTENCE = 220
 LINK_WEIGHT = 2.0  # a dependency link counts twice a bare co-occurrence
-_PRIORITY = {"speaker": 5, "quoted": 4, "ner": 3, "date": 2, "cap": 1, "np": 0}
+_PRIORITY = {"page": 8, "heading": 7, "code": 6, "speaker": 5, "quoted": 4, "ner": 3, "date": 2, "cap": 1, "np": 0}
 
 
 def trim(text: str, limit: int) -> str:
@@ -61,6 +63,8 @@ class ChunkEntities:
     relations: dict[tuple[str, str], Relation] = field(default_factory=dict)
     keywords: Counter = field(default_factory=Counter)
     subject: str | None = None  # key of the entity the chunk is about (its title or heading)
+    subjects: list[str] = field(default_factory=list)  # keys of every subject (a Markdown chunk's heading path)
+    structural_types: dict[str, str] = field(default_factory=dict)  # key -> type read from structure (code, page)
 
     @property
     def ner_types(self) -> dict[str, str]:
@@ -70,7 +74,7 @@ class ChunkEntities:
     def add(self, display: str, kind: str, sentence: str | None, speaker: str | None) -> str | None:
         display = clean_display_name(display)
         key = normalize_entity_name(display)
-        if not key or len(key) < 2:
+        if not key or len(key) < 2 or not scripts.fits_a_name(display):
             return None
         if key not in self.names or kind == "speaker":
             self.names[key] = display
@@ -98,6 +102,8 @@ class Sentence:
     speaker: str | None = None
     parsed: Any = None
     spans: list[Span] = field(default_factory=list)
+    code: list[tuple[int, int]] = field(default_factory=list)  # inline code spans (Markdown), offsets
+    links: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, href) of links
 
 
 def _clean_ner(text: str) -> str:
@@ -131,15 +137,20 @@ def _ner_spans(sent: Any, day_first: bool | None = None) -> list[Span]:
 
 
 def find_spans(s: Sentence, camel_ok: set[str], day_first: bool | None = None) -> list[Span]:
-    """All spans of one sentence; later finders see the text with earlier spans masked."""
-    quoted = find_quoted(s.text)
+    """All spans of one sentence; later finders see the text with earlier spans masked (inline
+    code first: it is a code name or nothing, never prose)."""
+    code = [(a, b, s.text[a:b]) for a, b in s.code]
+    named = [Span(n, a, b, "code") for a, b, raw in code for n in [span_name(raw)] if n]
+    text = masked(s.text, code)
+    quoted = find_quoted(text)
     ner = [sp for sp in (_ner_spans(s.parsed, day_first) if s.parsed is not None else [])
-           if not any(q0 < sp.end and sp.start < q1 for q0, q1, _ in quoted)]
-    text = masked(s.text, quoted + [(sp.start, sp.end, sp.name) for sp in ner])
+           if not any(q0 < sp.end and sp.start < q1 for q0, q1, _ in quoted + code)]
+    text = masked(text, quoted + [(sp.start, sp.end, sp.name) for sp in ner])
     dates = find_dates(text, day_first=day_first)
     text = masked(text, dates)
     caps = find_capitalised(text, camel_ok=camel_ok)
-    spans = [Span(n, a, b, "quoted") for a, b, n in quoted] + ner + [Span(n, a, b, "date") for a, b, n in dates]
+    spans = named + [Span(n, a, b, "quoted") for a, b, n in quoted] + ner
+    spans += [Span(n, a, b, "date") for a, b, n in dates]
     spans += caps
     for phrase, _n in find_noun_phrases(masked(text, [(sp.start, sp.end, sp.name) for sp in caps])):
         spans.append(Span(phrase, 0, 0, "np"))

@@ -31,6 +31,8 @@ from minirag_core.extraction.chunk_reader import (
 )
 from minirag_core.extraction.formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
 from minirag_core.extraction import chunk_reader, formats, nlp, spans, subjects, wordlists
+from minirag_core.extraction import code_names, markdown, markdown_entities, scripts
+from minirag_core.extraction.markdown_entities import add_markdown, is_markdown_chunk, read_chunk, sentence_parts
 from minirag_core.extraction.identity import digest, module_digest
 from minirag_core.extraction.nlp import model_identity, parse
 from minirag_core.extraction.query_entities import extract_query_entities
@@ -38,8 +40,10 @@ from minirag_core.extraction.spans import find_capitalised, find_dates, find_nou
 from minirag_core.extraction.subjects import subject_names
 
 _GENERIC = ("conversation", "session time", "co-occurrence")
+_PAGE = "markdown page"
 #: the modules whose code and constants decide what the extractor returns
-_RULE_MODULES = (chunk_reader, formats, nlp, spans, subjects, wordlists, entity_typing, names, temporal)
+_RULE_MODULES = (chunk_reader, formats, nlp, spans, subjects, wordlists, entity_typing, names, temporal, markdown,
+                 markdown_entities, code_names, scripts)
 
 
 class OfflineExtractor:
@@ -89,7 +93,12 @@ class OfflineExtractor:
         chat_sentences: list[Sentence] = []
         for chunk in chunks:
             fmt = chunk_format(chunk.text, chunk.metadata)
-            if fmt == CHAT or not self.ner:
+            if self.ner and fmt != CHAT and is_markdown_chunk(chunk.metadata):  # read by its structure
+                page = read_chunk(chunk.text, chunk.doc_id, chunk.metadata)
+                own = [unit.text for unit in page.prose]
+                plans.append((_PAGE, [len(lines), len(own), page], []))
+                lines += own
+            elif fmt == CHAT or not self.ner:
                 messages, when = parse_messages(chunk.text)
                 sents = [Sentence(t, m.speaker) for m in messages for t in m.sentences]
                 if fmt == CHAT and self.chat_ner:
@@ -105,6 +114,15 @@ class OfflineExtractor:
             s.parsed = doc[:]
         out = []
         for chunk, (fmt, info, sents) in zip(chunks, plans):
+            if fmt == _PAGE:
+                start, n, page = info
+                pairs = [(Sentence(sent.text, None, sent, code=code, links=links), unit)
+                         for unit, doc in zip(page.prose, docs[start:start + n]) for sent in doc.sents
+                         for code, links in [sentence_parts(unit, sent.start_char, sent.end_char)]]
+                ce = read_sentences([s for s, _ in pairs], [], prose=True, day_first=self.day_first)
+                add_markdown(ce, chunk.doc_id, page, pairs)
+                out.append(ce)
+                continue
             if fmt == CHAT or not self.ner:
                 messages, when = info
                 speakers = [m.speaker for m in messages if m.speaker]
@@ -138,8 +156,10 @@ class OfflineExtractor:
                 description=trim(" ".join(rec.link_descs + rec.other_descs), MAX_DESCRIPTION),
                 keywords=", ".join(keywords), weight=float(rec.weight)))
         keywords = [k for k, _ in ce.keywords.most_common(10)]
+        subjects = [ce.names[k] for k in ce.subjects if k in ce.names] if ce.subjects else \
+            subject_names(ce.subject, ce.names) if ce.subject else []
         return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords,
-                                subject_entities=subject_names(ce.subject, ce.names) if ce.subject else [])
+                                subject_entities=subjects)
 
     def _types(self, read: list[ChunkEntities]) -> dict[str, str]:
         """A type for every distinct name no chunk-local rule types (zero-shot, once per name)."""
@@ -152,7 +172,10 @@ class OfflineExtractor:
         recognised = {key: counts.most_common(1)[0][0] for key, counts in votes.items()}
         for ce in read:
             for key, display in ce.names.items():
-                if key in ce.persons:
+                if key in ce.persons or key in ce.structural_types:
+                    continue
+                if ce.kinds.get(key) == "code":
+                    types.setdefault(key, code_names.code_kind(display))
                     continue
                 if key in recognised:
                     types.setdefault(key, recognised[key])
@@ -194,7 +217,8 @@ class OfflineExtractor:
         results = []
         for ce in read:
             own = ce.ner_types
-            local = {k: PERSON if k in ce.persons else own.get(k) or types[k] for k in ce.names}
+            local = {k: ce.structural_types.get(k) or (code_names.code_kind(ce.names[k]) if ce.kinds.get(k) == "code"
+                        else PERSON if k in ce.persons else own.get(k) or types[k]) for k in ce.names}
             results.append(self._build(ce, local))
         return results
 

@@ -6,6 +6,7 @@ import hashlib
 from typing import Iterator
 
 from minirag_core.embedding.base import Embedder
+from minirag_core.indexing.markdown_chunking import is_markdown, markdown_chunks
 from minirag_core.types import Chunk, Document
 
 DEFAULT_CHUNK_TOKENS = 1200
@@ -57,7 +58,11 @@ def _segments(text: str, size: int) -> Iterator[str]:
 def iter_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                 overlap_tokens: int = DEFAULT_CHUNK_OVERLAP, segment_chars: int = SEGMENT_CHARS) -> Iterator[Chunk]:
     """The chunks of ``chunk_document``, produced lazily; a document up to ``segment_chars``
-    gives exactly ``chunk_document``'s chunks, a longer one is windowed a segment at a time."""
+    gives exactly ``chunk_document``'s chunks, a longer one is windowed a segment at a time.
+    A Markdown page is cut at its structure instead (:mod:`.markdown_chunking`)."""
+    if is_markdown(document):
+        yield from markdown_chunks(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
+        return
     if len(document.text) <= segment_chars:
         yield from chunk_document(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
         return

@@ -35,7 +35,7 @@ def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int
     links = graph.chunk_links(sorted(entities))
     for rank, chunk in enumerate(result.chunks, 1):
         node = f"chunk:{chunk.chunk_id}"
-        sub.add_node(node, label=_short(f"#{rank} {chunk.doc_id}"), role="chunk", title=chunk.text[:300])
+        sub.add_node(node, label=f"#{rank} {_short_end(chunk.doc_id)}", role="chunk", title=chunk.text[:300])
         for entity_id, chunks in links.items():
             if chunk.chunk_id in chunks:
                 sub.add_edge(entity_id, node, on_path=False, key_score=0.0)
@@ -46,6 +46,11 @@ def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int
 
 def _short(label: str) -> str:
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def _short_end(doc_id: str) -> str:
+    """A document id kept by its end (a page path's file name tells it apart, its folders less)."""
+    return doc_id if len(doc_id) <= LABEL_CHARS else "…" + doc_id[-(LABEL_CHARS - 1):]
 
 
 def draw_reasoning_subgraph(result: RetrievalResult, graph: GraphView, out: Path) -> Path:

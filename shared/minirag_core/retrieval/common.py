@@ -33,6 +33,24 @@ def scores_follow_rank(chunks: list[ScoredChunk]) -> list[ScoredChunk]:
     return chunks
 
 
+def cap_per_document(ranked: list[tuple[str, float]], doc_of: Mapping[str, str], cap: int,
+                     top_k: int) -> list[tuple[str, float]]:
+    """The ranking with at most ``cap`` chunks of one document among the first ``top_k``: a
+    further chunk of a document already there moves below the first ``top_k`` (it still fills
+    the list when too few other documents are ranked)."""
+    kept: list[tuple[str, float]] = []
+    held: list[tuple[str, float]] = []
+    per_doc: dict[str, int] = {}
+    for chunk_id, score in ranked:
+        doc = doc_of[chunk_id]
+        if len(kept) < top_k and per_doc.get(doc, 0) >= cap:
+            held.append((chunk_id, score))
+            continue
+        per_doc[doc] = per_doc.get(doc, 0) + 1
+        kept.append((chunk_id, score))
+    return kept[:top_k] + held + kept[top_k:]
+
+
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
                 settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
                 chunk_entities: dict[str, list[str]] | None = None,
@@ -42,11 +60,15 @@ def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via:
     if attrs is None:
         attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
     n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
-    chosen = fit_budget([(c, s) for c, s in ranked if c in attrs], n_tokens, settings.top_k, settings.token_budget)
+    present = [(c, s) for c, s in ranked if c in attrs]
+    if settings.max_chunks_per_document > 0:
+        present = cap_per_document(present, {c: attrs[c]["doc_id"] for c, _ in present},
+                                   settings.max_chunks_per_document, settings.top_k)
+    chosen = fit_budget(present, n_tokens, settings.top_k, settings.token_budget)
     metadata = doc_metadata or {}
     return [
         ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),
                     n_tokens=n_tokens[c], metadata=dict(metadata.get(attrs[c]["doc_id"], {})),
-                    via=via.get(c, "graph"), entities=sorted((chunk_entities or {}).get(c, [])))
+                    via=via.get(c, "graph"), entities=sorted(set((chunk_entities or {}).get(c, []))))
         for c, s in chosen
     ]

@@ -39,6 +39,8 @@ class RetrievalSettings:
     # the entity nodes a question entity matched): 0.4 on the tune halves (sweep_bridges --grid coverage)
     coverage_weight: float = 0.4   # bonus for naming an entity no higher chunk names, x the best score (0 = off)
     coverage_depth: int = 20       # how many of the best chunks are re-ordered
+    # at most this many chunks of one document in the top_k (0 = no cap); each result names its document
+    max_chunks_per_document: int = 0
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 
     def with_overrides(self, **overrides: Any) -> "RetrievalSettings":

@@ -4,6 +4,7 @@ match literally."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Callable, Iterable, Protocol, Sequence
 
@@ -19,13 +20,24 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 #: what the tokens depend on (a token cache written under another key is emptied)
-TOKENISER_KEY = f"bm25s-en-stopwords+temporal:day_first={int(DAY_FIRST)}"
+TOKENISER_KEY = f"bm25s-en-stopwords+temporal+identifiers+bigrams:day_first={int(DAY_FIRST)}"
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+#: runs of a script written without spaces (Chinese, Japanese kana, Thai): read as character bigrams
+_UNSPACED_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]{2,}")
+
+
+def _extra_tokens(text: str) -> str:
+    bigrams = [run[i:i + 2] for run in _UNSPACED_RUN.findall(text) for i in range(len(run) - 1)]
+    return " ".join(_IDENTIFIER.findall(text) + bigrams)
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """BM25 tokens of each text: bm25s's English tokeniser and stopwords, plus canonical date tokens."""
-    return bm25s.tokenize([with_temporal_tokens(t) for t in texts], stopwords="en", show_progress=False,
-                          return_ids=False)
+    """BM25 tokens of each text: bm25s's English tokeniser and stopwords, plus canonical date tokens
+    (which split underscores), each snake_case identifier kept whole (``field_validator`` matches
+    as one word as well as its two parts) and the character bigrams of text in a script written
+    without spaces (a whole Chinese sentence is otherwise one token that nothing matches)."""
+    return bm25s.tokenize([with_temporal_tokens(t) + " " + _extra_tokens(t) for t in texts],
+                          stopwords="en", show_progress=False, return_ids=False)
 
 
 class TokenStore(Protocol):

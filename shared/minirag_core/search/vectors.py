@@ -22,9 +22,10 @@ from minirag_core.embedding.base import Embedder
 from minirag_core.scores import ScoreTable, similarities
 from minirag_core.embedding.windows import embed_windows
 from minirag_core.storage.base import VectorStore
+from minirag_core.types import GENERIC_RELATION_KEYWORDS as _GENERIC
 
 ENTITIES, CHUNKS, RELATIONS, WINDOWS = "entities", "chunks", "relations", "chunk_windows"
-GENERIC_RELATION_KEYWORDS = {"co-occurrence", "conversation", "session time", ""}
+GENERIC_RELATION_KEYWORDS = set(_GENERIC)
 
 
 def relation_vector_id(source: str, target: str) -> str:

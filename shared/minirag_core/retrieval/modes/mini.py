@@ -8,7 +8,9 @@ from typing import Any, Mapping
 
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
-from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, query_relevance, rank_chunks, specificity, top_ids
+from minirag_core.retrieval.topology.chunk_ranking import (
+    RankWeights, add_bridges, hub_entities, query_relevance, rank_chunks, specificity, top_ids,
+)
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.reasoning_paths import top_paths
@@ -54,6 +56,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
 
     path_entities = sorted({n for p in paths for n in p.nodes})
     links = sources.graph.entity_chunk_ids(path_entities)
+    hubs, relative = hub_entities(links, len(dense))
+    for path in paths:
+        path.specificity = min((relative.get(n, 1.0) for n in path.nodes), default=1.0)
     entity_score: dict[str, float] = defaultdict(float)
     for path in paths:
         for node in set(path.nodes):
@@ -64,7 +69,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         link_weight = specificity(len(chunks), len(dense), settings.graph_idf)
         for chunk_id in chunks:
             graph_scores[chunk_id] += entity_score[entity] * link_weight
-            chunk_entities[chunk_id].append(entity)
+            if entity not in hubs:  # a hub links every chunk to the query: it explains none
+                chunk_entities[chunk_id].append(entity)
 
     if weights.dense or weights.lexical:
         pool = top_ids(relevance, settings.candidate_pool)
@@ -128,7 +134,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for (u, v), score in chosen_edges.items():
         attrs = edge_attrs.get((u, v), {})
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
-    paths.sort(key=lambda p: (-p.score, p.query_entity, p.nodes))
+    paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
     return RetrievalResult(
         query=query, mode="mini", chunks=chunks, mapping=mapping,
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},

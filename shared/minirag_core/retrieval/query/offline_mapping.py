@@ -7,17 +7,22 @@ import asyncio
 import numpy as np
 
 from minirag_core.concurrency import beside
-from minirag_core.extraction.entity_typing import TYPE_POOL, EntityTyper, answer_types_for_query, new_typer
+from minirag_core.extraction.entity_typing import (
+    TYPE_POOL, EntityTyper, answer_types_for_query, new_typer, rule_answer_types,
+)
 from minirag_core.extraction.query_entities import extract_query_entities
+from minirag_core.retrieval.query.technical_types import technical_types
 from minirag_core.types import QueryMapping
 
 
 class OfflineQueryMapper:
     """Maps a question to its entities (the offline extractor's span rules) and up to 3 answer types.
 
-    When ``type_pool`` (type -> example names, as stored by the index) is non-empty, each
-    predicted type is replaced by the nearest pool type (itself when present; otherwise by
-    embedding similarity of the type descriptions).
+    When ``type_pool`` (type -> example names, as stored by the index) is non-empty, the types a
+    technical question's shape asks for come first where the pool holds them (followed only by
+    those the question words imply, not by zero-shot guesses), and each predicted
+    type is replaced by the nearest pool type (itself when present; otherwise by embedding
+    similarity of the type descriptions): only types the graph holds are proposed.
     """
 
     def __init__(self, embedder=None, *, typer: EntityTyper | None = None, max_types: int = 3,
@@ -65,7 +70,10 @@ class OfflineQueryMapper:
             vector = embedder.embed([query] if names is not None else [query, *entities])[0]
             types = answer_types_for_query(query, typer=self.typer, k=self.max_types, vector=vector)
         pool_types = [t for t in (type_pool or {}) if t]
-        if pool_types:
+        technical = technical_types(query, pool_types) if pool_types else []
+        if technical:  # a technical shape: its types and the question words' (no zero-shot guess)
+            types = list(dict.fromkeys(technical + rule_answer_types(query)))
+        if pool_types:  # only types the graph holds
             types = self._to_pool(types, pool_types)
         return QueryMapping(entities=entities, answer_types=types, source="offline", query_vector=vector,
                             vector_model=getattr(embedder, "name", ""))

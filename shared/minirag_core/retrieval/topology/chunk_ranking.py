@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -31,6 +31,18 @@ def specificity(entity_chunks: int, total_chunks: int, use_idf: bool = True) -> 
     if not use_idf or entity_chunks == 0:
         return 1.0
     return math.log(1.0 + max(total_chunks, entity_chunks) / entity_chunks)
+
+
+#: an entity linked to more than this share of the chunks (and to more than HUB_MIN_CHUNKS) is a hub
+HUB_SHARE = 0.05
+HUB_MIN_CHUNKS = 10
+
+
+def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple[set[str], dict[str, float]]:
+    """(hub entities, each entity's specificity relative to an entity of one chunk, 0-1)."""
+    top = specificity(1, max(total_chunks, 1))
+    hubs = {e for e, chunks in links.items() if len(chunks) > max(HUB_MIN_CHUNKS, HUB_SHARE * total_chunks)}
+    return hubs, {e: specificity(len(chunks), max(total_chunks, 1)) / top for e, chunks in links.items() if chunks}
 
 
 def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],

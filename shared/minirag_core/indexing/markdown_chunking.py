@@ -1,0 +1,77 @@
+"""Chunks of a Markdown page cut at its structure: whole blocks (a paragraph, a list item, a
+fenced code block) packed up to the token budget, a cut preferring the last heading, never
+inside a code fence unless one block alone is larger than the budget. Each chunk's metadata
+carries the heading path it starts under (``page › section › subsection``), which the extractor
+reads as the chunk's subjects; a chunk that starts mid-page is thus still about its section."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterator
+
+from minirag_core.embedding.base import Embedder
+from minirag_core.extraction import markdown
+from minirag_core.extraction.formats import FORMAT_METADATA_KEY, MARKDOWN, chunk_format
+from minirag_core.types import Chunk, Document
+
+HEADING_PATH_KEY, PAGE_TITLE_KEY = markdown.HEADING_PATH_KEY, markdown.PAGE_TITLE_KEY
+
+
+def is_markdown(document: Document) -> bool:
+    """Declared Markdown, a Markdown file name, or Markdown by shape (headings or code fences)."""
+    declared = str(document.metadata.get(FORMAT_METADATA_KEY, "")).lower()
+    if declared:
+        return declared == MARKDOWN
+    name = str(document.metadata.get("source") or document.metadata.get("file_path") or document.id).lower()
+    return name.endswith(markdown.PAGE_EXTENSIONS) or chunk_format(document.text[:20000]) == MARKDOWN
+
+
+def _units(text: str) -> list[tuple[str, list[str], bool]]:
+    """(source text, heading path, starts with a heading) per block, lines before the first
+    block joined to it, every source line in exactly one unit."""
+    found = markdown.blocks(text)
+    lines = text.splitlines(keepends=True)
+    if not found:
+        return [(text, [], False)]
+    paths = markdown.heading_paths(found, "")
+    starts = [0] + [b.line for b in found[1:]] + [len(lines)]
+    out = []
+    for i, block in enumerate(found):
+        piece = "".join(lines[starts[i]:starts[i + 1]])
+        if piece.strip():
+            out.append((piece, [p for p in paths[i] if p], block.kind == "heading"))
+    return out
+
+
+def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int,
+                    overlap_tokens: int) -> Iterator[Chunk]:
+    """The page's chunks in order (``overlap_tokens`` applies only inside a block cut in windows)."""
+    units = _units(document.text)
+    title = markdown.page_title(markdown.blocks(document.text), document.id)
+    pieces: list[tuple[str, list[str]]] = []
+    current: list[tuple[str, list[str], bool, int]] = []
+
+    def flush(upto: int) -> None:
+        if upto:
+            pieces.append(("".join(u[0] for u in current[:upto]), current[0][1]))
+            del current[:upto]
+
+    for text, path, heading in units:
+        size = embedder.count_tokens(text)
+        if size > chunk_tokens:  # one block larger than a chunk: token windows of it alone
+            flush(len(current))
+            pieces += [(w, path) for w in embedder.token_windows(text, chunk_tokens, overlap_tokens) if w.strip()]
+            continue
+        if current and sum(u[3] for u in current) + size > chunk_tokens:
+            cut = max((i for i, u in enumerate(current) if u[2] and i > 0), default=0)
+            flush(cut if cut and sum(u[3] for u in current[:cut]) >= chunk_tokens // 2 else len(current))
+            if sum(u[3] for u in current) + size > chunk_tokens:
+                flush(len(current))
+        current.append((text, path, heading, size))
+    flush(len(current))
+    for order, (text, path) in enumerate(pieces):
+        full = [title, *path] if not path or path[0] != title else path
+        key = "\x00".join([document.id, str(order), text, *full])
+        yield Chunk(id=f"chunk-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}", doc_id=document.id,
+                    order=order, text=text, n_tokens=embedder.count_tokens(text),
+                    metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title})
