@@ -12,8 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from tqdm.auto import tqdm
-
 from minirag_core.graph import heterogeneous as graph_ops
 from minirag_core.graph.aliases import consolidate_for_store as consolidate_aliases
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
@@ -24,6 +22,7 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
+from minirag_core.indexing.progress import DocumentProgress
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
@@ -94,10 +93,9 @@ class MiniRAGIndex:
         self.extractor = extractor or self._default_extractor()
         self.query_mapper = query_mapper or self._default_query_mapper()
         if vector_store is None:
-            from minirag_core.storage.chroma_store import ChromaVectorStore, workdir_prefix
+            from minirag_core.storage.chroma_store import open_vector_store
 
-            vector_store = (ChromaVectorStore(None, url=chroma_url, prefix=workdir_prefix(self.workdir)) if chroma_url
-                            else ChromaVectorStore(self._path("chroma")))
+            vector_store = open_vector_store(self.workdir, chroma_url)
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
@@ -227,8 +225,8 @@ class MiniRAGIndex:
             else:
                 report.inserted.append(document.id)
             pending.append((document, digest))
-        progress = tqdm(total=sum(len(d.text) for d, _ in pending), unit="char", unit_scale=True, desc="indexing",
-                        disable=not (self.show_progress if show_progress is None else show_progress))
+        progress = DocumentProgress(sum(len(d.text) for d, _ in pending),
+                                    enabled=self.show_progress if show_progress is None else show_progress)
         batch: list[tuple[Document, str, list[Chunk], bool]] = []
         for document, digest in pending:
             chunks: list[Chunk] = []
@@ -253,7 +251,7 @@ class MiniRAGIndex:
     def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         return extract_cached(self.extractor, self.extraction_cache, chunks)
 
-    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: tqdm,
+    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: DocumentProgress,
                       report: InsertReport) -> None:
         """Extract, add and save a batch: whole documents and pieces of long ones (``complete``
         False until a document's last piece; an unfinished one has no hash, so a re-run redoes it)."""
@@ -293,7 +291,8 @@ class MiniRAGIndex:
             self._after_write()
         if self.token_cache is not None:  # after the save: a crash before leaves them to the first query
             self.token_cache.put(dict(zip([c.id for c in chunks], tokenize([c.text for c in chunks]))))
-        progress.update(sum(len(c.text) for c in chunks))
+        for document, _, doc_chunks, complete in batch:
+            progress.advance(document.id, len(document.text), sum(len(c.text) for c in doc_chunks), complete)
         report.chunks += len(chunks)
         report.unparsed_records += sum(e.unparsed_records for e in extractions)
 
