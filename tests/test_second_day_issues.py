@@ -184,3 +184,13 @@ def test_latin1_file_is_read_and_noted(indexed):
     assert "1 file read from a charset other than UTF-8" in done.stdout
     found = MiniRAGIndex(workdir).query("Who serves crème brûlée?", top_k=1).chunks[0]
     assert found.doc_id.endswith("cafe.txt") and LATIN1 in found.text
+
+
+# 4. a one-shot query reads nothing it does not need ------------------------------------------------
+def test_a_query_does_not_read_the_extraction_cache(indexed):
+    workdir, _ = indexed
+    assert (workdir / "extractions.jsonl").stat().st_size > 0
+    index = MiniRAGIndex(workdir)
+    index.query("What did Wolfgang suggest for lunch?")
+    assert not index.extraction_cache._loaded and not index.llm_cache._loaded  # 1.9 GB at 100k chunks
+    assert len(index.extraction_cache) > 0  # read on first use
