@@ -194,3 +194,13 @@ def test_a_query_does_not_read_the_extraction_cache(indexed):
     index.query("What did Wolfgang suggest for lunch?")
     assert not index.extraction_cache._loaded and not index.llm_cache._loaded  # 1.9 GB at 100k chunks
     assert len(index.extraction_cache) > 0  # read on first use
+
+
+def test_graph_backend_mismatch_names_the_flag_on_the_command_line(tmp_path):
+    workdir = tmp_path / "wd"
+    done = minirag("index", str(SAMPLE / "20260105_1100.txt"), "--workdir", str(workdir), "--quiet",
+                   "--graph-backend", "sqlite")
+    assert done.returncode == 0, done.stderr
+    line = one_line_error(minirag("index", str(SAMPLE / "20260105_1100.txt"), "--workdir", str(workdir),
+                                  "--graph-backend", "networkx"))
+    assert "without --graph-backend" in line

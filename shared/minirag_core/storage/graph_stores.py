@@ -42,7 +42,7 @@ def _embedded_store(workdir: Path | None, backend: str | None) -> GraphStore:
     held = [name for name, file in EMBEDDED_FILES.items() if workdir is not None and (workdir / file).exists()]
     if held and backend is not None and backend not in held:
         raise GraphStoreMismatch(f"{workdir} keeps its graph in {EMBEDDED_FILES[held[0]]} ({held[0]}), "
-                                 f"not {backend}: open it without {graph_backend}, or index into a new workdir",
+                                 f"not {backend}: open it without {{graph_backend}}, or index into a new workdir",
                                  graph_backend=None)
     chosen = backend or (held[0] if held else "networkx")
     path = workdir / EMBEDDED_FILES[chosen] if workdir is not None else None
