@@ -204,3 +204,13 @@ def test_graph_backend_mismatch_names_the_flag_on_the_command_line(tmp_path):
     line = one_line_error(minirag("index", str(SAMPLE / "20260105_1100.txt"), "--workdir", str(workdir),
                                   "--graph-backend", "networkx"))
     assert "without --graph-backend" in line
+
+
+def test_info_reads_the_manifest_and_graph_without_the_index_module(indexed):
+    workdir, _ = indexed
+    probe = ("import sys, json\nfrom minirag_core.interfaces.cli import main\n"
+             f"assert main(['info', '--workdir', {str(workdir)!r}]) == 0\n"
+             "assert 'minirag_core.indexing.index' not in sys.modules and 'bm25s' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["schema_version"] == 1

@@ -146,19 +146,19 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
     """Settings, sizes and schema version, read from the manifest and the graph only (no
     embedding model, no vector store)."""
-    from minirag_core.indexing.index import SCHEMA_VERSION
     from minirag_core.retrieval.settings import RetrievalSettings
     from minirag_core.storage.base import read_json
     from minirag_core.storage.graph_stores import open_graph_store
+    from minirag_core.storage.locations import StoreMismatch, StoreUnreachable
 
     manifest = read_json(workdir / "manifest.json", None)
     if manifest is None:
         raise no_index(workdir)
     try:
         graph = open_graph_store(workdir, falkordb_url)
-    except store_errors() as exc:
+    except (StoreMismatch, StoreUnreachable) as exc:  # not the index module: info starts in a third less
         raise as_cli_error(exc) from exc
-    return {"workdir": str(workdir.resolve()), "schema_version": SCHEMA_VERSION, **manifest,
+    return {"workdir": str(workdir.resolve()), **manifest,  # the manifest holds the schema version
             "documents": len(graph.documents()), **graph.stats(),
             "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
             "retrieval_settings": RetrievalSettings().to_dict()}
