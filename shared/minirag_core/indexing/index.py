@@ -1,8 +1,5 @@
-"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept correct
-under incremental inserts and deletes, queried in mini, light or naive mode. Workdir: ``manifest.json``,
-``graph.json`` + ``graph.log.jsonl`` or ``graph.sqlite`` (graph and registry; or on a FalkorDB server
-named in ``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/`` (or
-``chroma_server.json``). Chroma is reconciled with the graph on open."""
+"""``MiniRAGIndex``: one workdir holding MiniRAG's graph, vectors and caches, kept correct under
+incremental inserts and deletes, queried in mini, light or naive mode (files: docs/how_it_works.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from minirag_core.graph import heterogeneous as graph_ops
 from minirag_core.graph.aliases import consolidate_for_store as consolidate_aliases
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from minirag_core.indexing.cached_extraction import extract_cached
+from minirag_core.indexing.default_models import default_models
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from minirag_core.concurrency import ReadWriteLock
 from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
@@ -87,11 +85,10 @@ class MiniRAGIndex:
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
         self._check_manifest()
-        self._entity_typer: Any = None
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
-        self.extractor = extractor or self._default_extractor()
-        self.query_mapper = query_mapper or self._default_query_mapper()
+        self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
+                                                           extractor, query_mapper)
         if vector_store is None:
             from minirag_core.storage.chroma_store import open_vector_store
 
@@ -120,13 +117,29 @@ class MiniRAGIndex:
             yield
             return
         with self._process_lock:
-            if self.graph_store.reload_if_changed():
-                self.vectors.forget()
-                self._after_write()
+            self._reload_if_changed()
             self._repair_unless_clean()  # a write that did not end, here or in another process
             mark_writing(self._path(STATE_FILE))
             yield
             mark_clean(self._path(STATE_FILE), self.vectors.store)
+
+    def _reload_if_changed(self) -> bool:
+        with self._rw.write():
+            if not self.graph_store.reload_if_changed():
+                return False
+            self.vectors.forget()
+            self._after_write()
+            return True
+
+    def catch_up(self) -> bool:
+        """Read what another process wrote since this one read the graph (True if it had), unless
+        one is writing now: for a long-lived reader such as ``minirag serve``."""
+        if self._process_lock is None or not self._process_lock.try_acquire():
+            return False
+        try:
+            return self._reload_if_changed()
+        finally:
+            self._process_lock.release()
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -151,33 +164,6 @@ class MiniRAGIndex:
             detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
             raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
                                         "Open it with the same settings or index into a new workdir.")
-
-    def _default_extractor(self) -> Extractor:
-        if self.llm is not None:
-            from minirag_core.extraction.llm_extractor import LLMExtractor
-
-            return LLMExtractor(self.llm, cache=self.llm_cache)
-        from minirag_core.extraction.offline_extractor import OfflineExtractor
-
-        return OfflineExtractor(self.embedder, typer=self._typer())
-
-    def _default_query_mapper(self) -> QueryMapper:
-        if self.llm is not None:
-            from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
-
-            return LLMQueryMapper(self.llm, cache=self.llm_cache)
-        from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
-
-        return OfflineQueryMapper(self.embedder, typer=self._typer())
-
-    def _typer(self) -> Any:
-        """One entity typer for the offline extractor and query mapper, its type vectors kept
-        in the workdir so that a new process need not embed them again."""
-        if self._entity_typer is None:
-            from minirag_core.extraction.entity_typing import EntityTyper
-
-            self._entity_typer = EntityTyper(self.embedder, vectors_path=self._path("type_vectors.npz"))
-        return self._entity_typer
 
     # -- registry ---------------------------------------------------------------------------
     @property

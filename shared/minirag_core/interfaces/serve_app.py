@@ -124,6 +124,7 @@ def create_app(index: Any, *, token: str | None = None) -> FastAPI:
     def query(request: QueryRequest) -> dict[str, Any]:
         if not request.question.strip():
             raise HTTPException(422, "invalid request: question: the question is empty")
+        index.catch_up()  # what `minirag index` or another server wrote meanwhile
         if not index.document_ids():
             raise HTTPException(409, f"the index at {index.workdir} is empty: insert documents first")
         return index.query(request.question, mode=request.mode, top_k=request.k).to_dict()
@@ -143,6 +144,7 @@ def create_app(index: Any, *, token: str | None = None) -> FastAPI:
 
     @app.get("/info", dependencies=guarded, summary="sizes and settings of the index")
     def info() -> dict[str, Any]:
+        index.catch_up()
         return {"workdir": str(index.workdir.resolve()) if index.workdir else None, **index.stats(),
                 "embedding_model": index.embedder.name}
 

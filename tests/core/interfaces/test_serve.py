@@ -57,7 +57,7 @@ def server(tmp_path_factory):
             except httpx.TransportError:
                 time.sleep(0.3)
         with httpx.Client(base_url=url, timeout=120) as client:
-            yield client, workdir
+            yield client, workdir, f"{corpus.name}/20260109_1000.txt"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -77,7 +77,7 @@ def assert_json_error(reply: httpx.Response, status: int) -> str:
 
 @pytest.mark.slow
 def test_serve_answers_queries_writes_and_errors_over_http(server):
-    client, workdir = server
+    client, workdir, other_doc = server
     schema = client.get("/openapi.json").json()
     assert {"/query", "/insert", "/delete", "/info"} <= set(schema["paths"])
 
@@ -114,6 +114,13 @@ def test_serve_answers_queries_writes_and_errors_over_http(server):
     reply = client.post("/delete", json={"ids": ["note.txt", "absent.txt"]}, headers=auth())
     assert reply.json() == {"deleted": ["note.txt"], "missing": ["absent.txt"]}
     assert client.get("/info", headers=auth()).json()["documents"] == 3
+
+    # another process writes to the workdir: the server reads it before its next answer
+    done = minirag("delete", other_doc, "--workdir", str(workdir))
+    assert done.returncode == 0, done.stderr
+    assert client.get("/info", headers=auth()).json()["documents"] == 2
+    found = client.post("/query", json={"question": "What did Wolfgang suggest for lunch?"}, headers=auth()).json()
+    assert other_doc not in [c["doc_id"] for c in found["chunks"]]
 
 
 def test_serve_binds_loopback_by_default_and_needs_a_token_elsewhere(tmp_path):
