@@ -39,11 +39,12 @@ def one_line_error(done: subprocess.CompletedProcess) -> str:
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    """Three sample sessions, a Latin-1 file and an empty one, indexed with --quiet."""
+    """Six sample sessions, an unrelated note, a Latin-1 file and an empty one, indexed with --quiet."""
     corpus = tmp_path_factory.mktemp("corpus")
-    for name in ["20260105_1100.txt", "20260106_2000.txt", "20260108_1100.txt"]:
-        shutil.copy(SAMPLE / name, corpus / name)
+    for path in sorted(SAMPLE.glob("2026010[56]_*.txt")):  # six sessions
+        shutil.copy(path, corpus / path.name)
     (corpus / "cafe.txt").write_bytes(LATIN1.encode("latin-1"))
+    (corpus / "violins.txt").write_text("Marguerite Okafor repairs violins in the harbour workshop.", encoding="utf-8")
     (corpus / "empty.txt").write_text("  \n", encoding="utf-8")
     workdir = tmp_path_factory.mktemp("day2") / "wd"
     done = minirag("index", str(corpus), "--workdir", str(workdir), "--quiet")
@@ -106,7 +107,7 @@ def test_unreachable_server_is_one_line(tmp_path, flag, url, server):
 def test_index_summary_counts_skipped_files_once_and_quiet_is_quiet(indexed):
     _, done = indexed
     assert "rejected" not in done.stdout
-    assert re.search(r"4 inserted, 0 updated, 0 unchanged, 1 skipped", done.stdout), done.stdout
+    assert re.search(r"8 inserted, 0 updated, 0 unchanged, 1 skipped", done.stdout), done.stdout
     assert "Loading weights" not in done.stderr and "indexing" not in done.stderr, done.stderr
 
 
@@ -116,7 +117,7 @@ def test_fill_note_only_when_a_fill_chunk_is_returned(indexed):
     seen = set()
     for question in ["What did Wolfgang suggest for lunch?", "When did Li Hua arrive in the city?",
                      "Who serves crème brûlée?", "Where did Li Hua and Wolfgang have lunch?"]:
-        for k in (2, 5):
+        for k in (2, 3, 5):
             result = index.query(question, top_k=k)
             vias = [c.via for c in result.chunks]
             noted = any("filled with" in n for n in result.notes)
