@@ -116,3 +116,17 @@ def test_readme_install_lines_take_torch_for_the_cpu(tmp_path):
     assert done.stdout.strip().splitlines()[-1].endswith("+cpu"), done.stdout
     planned = [item["metadata"]["name"].lower() for item in json.loads((work / "report.json").read_text())["install"]]
     assert "torch" not in planned and not [p for p in planned if p.startswith("nvidia") or p == "triton"], planned
+
+
+def test_the_results_headline_is_one_table_with_its_command():
+    sys.path.insert(0, str(REPO))
+    from benchmarks.quality.suite_report import readme_headline
+
+    overall = lambda r5, all5: {"overall": {"recall@5": r5, "all_evidence@5": all5}}  # noqa: E731
+    results = {"commit": "abcdef123", "split": "test", "seconds_total": 300, "machine": {"cpu_count": 2},
+               "sets": [{"set": "tiny", "n_questions": 3, "index": {"chunks": 9},
+                         "summary": {"mini": overall(90.0, 80.0), "naive": overall(70.0, 50.0)}}]}
+    text = readme_headline(results)
+    assert sum(line.startswith("|---") for line in text.splitlines()) == 1
+    assert "| **mini** | 90.0 / 80.0 |" in text and "| naive | 70.0 / 50.0 |" in text and "light" not in text
+    assert "benchmarks/quality/run_suite.py --write-results" in text and "`abcdef1`" in text
