@@ -215,3 +215,21 @@ def test_info_reads_the_manifest_and_graph_without_the_index_module(indexed):
     done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["schema_version"] == 1
+
+
+# 5. setup.sh: no setuptools notice on every run ------------------------------------------------------
+def test_setup_script_editable_install_prints_no_setuptools_notice(tmp_path):
+    """setup.sh's editable install, built by setuptools as pip would build it (the wheel only,
+    nothing installed), with the environment setup.sh gives it: no 'Editable installation' notice."""
+    [line] = [ln for ln in (REPO / "scripts" / "setup.sh").read_text().splitlines() if "install -q -e" in ln]
+    warnings = re.match(r'PYTHONWARNINGS="([^"]*)" ', line)
+    work = tmp_path / "checkout"
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(".git", ".venv", "*.workdir", "__pycache__", "out*"))
+    build = "from setuptools import build_meta\nbuild_meta.build_editable('wheels')\n"
+    env = {k: v for k, v in ENV.items() if k != "PYTHONWARNINGS"}
+    if warnings:
+        env["PYTHONWARNINGS"] = warnings.group(1)
+    done = subprocess.run([sys.executable, "-c", build], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list((work / "wheels").glob("*.whl")) and "Editable installation" not in done.stderr, done.stderr[-2000:]
