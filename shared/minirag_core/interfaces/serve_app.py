@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 logger = logging.getLogger("minirag_core.serve")
 
@@ -102,8 +103,8 @@ def create_app(index: Any, *, token: str | None = None) -> FastAPI:
 
     guarded = [Depends(authorised)]
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    @app.exception_handler(StarletteHTTPException)  # the routes' and the router's own (404, 405)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error(exc.status_code, exc.detail)
 
     @app.exception_handler(RequestValidationError)

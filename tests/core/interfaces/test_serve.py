@@ -92,6 +92,8 @@ def test_serve_answers_queries_writes_and_errors_over_http(server):
     assert client.get("/info", headers=auth()).json()["documents"] == 3
 
     assert "question" in assert_json_error(client.post("/query", json={"question": ""}, headers=auth()), 422)
+    assert_json_error(client.get("/nowhere", headers=auth()), 404)
+    assert_json_error(client.get("/query", headers=auth()), 405)
     assert_json_error(client.post("/query", json={"question": "x", "mode": "deep"}, headers=auth()), 422)
     assert_json_error(client.post("/query", content=b"{not json", headers={**auth(), "Content-Type":
                                                                            "application/json"}), 422)
