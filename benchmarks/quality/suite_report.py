@@ -137,13 +137,39 @@ def readme_section(results: dict) -> str:
     return "\n".join(lines)
 
 
+HEADLINE_SYSTEMS = ("mini", "light", "naive", "bm25t", "hybrid")
+
+
+def readme_headline(results: dict) -> str:
+    """The README's one table: recall@5 / all-evidence@5 of mini and the main baselines on each set,
+    with the command that measured it; the rest stays in ``benchmarks/RESULTS.md``."""
+    commit = (results.get("commit") or "uncommitted")[:7]
+    command = f"--llm {results['llm']}" if results.get("llm") else "--write-results"
+    sets = results["sets"]
+    head = " | ".join(f"{e['set']} ({e['n_questions']} q, {e['index'].get('chunks', '?')} chunks)" for e in sets)
+    rows = [f"| recall@5 / all-evidence@5 | {head} |", "|---|" + "---|" * len(sets)]
+    for system in HEADLINE_SYSTEMS:
+        if not all(system in e["summary"] for e in sets):
+            continue
+        cells = " | ".join(f"{_f(e['summary'][system]['overall']['recall@5'])} / "
+                           f"{_f(e['summary'][system]['overall']['all_evidence@5'])}" for e in sets)
+        rows.append(f"| {'**mini**' if system == 'mini' else system} | {cells} |")
+    return "\n".join([f"Evidence retrieval on the {results['split']} half of each set, embedded default"
+                      + (f" (graph and query mapping by `{results['llm']}`)" if results.get("llm") else ", no model")
+                      + f", commit `{commit}`:", "", *rows, "",
+                      f"Measured by `.venv/bin/python benchmarks/quality/run_suite.py {command}` "
+                      f"({results['seconds_total'] / 60:.1f} min, {results['machine'].get('cpu_count', '?')} cores); "
+                      "every system, ablation, question group and interval: "
+                      "[benchmarks/RESULTS.md](benchmarks/RESULTS.md)."])
+
+
 def write_results(results: dict, section: str) -> None:
-    """``benchmarks/RESULTS.md`` becomes the section; the README's benchmark block is replaced by it."""
+    """``benchmarks/RESULTS.md`` becomes the section; the README's benchmark block gets its headline."""
     (REPO / "benchmarks" / "RESULTS.md").write_text("# Benchmark results\n\n" + section + "\n", encoding="utf-8")
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     if START not in readme or END not in readme:
         raise SystemExit(f"README.md has no {START} ... {END} block to replace")
-    block = f"{START}\n{section}\n{END}"
+    block = f"{START}\n{readme_headline(results)}\n{END}"
     readme = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block, readme, flags=re.DOTALL)
     (REPO / "README.md").write_text(readme, encoding="utf-8")
     image = REPO / "benchmarks" / "suite_recall.png"

@@ -85,8 +85,15 @@ def _load(path: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
-    return SentenceTransformer(path, device="cpu", local_files_only=True)
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar: loading the bundled model is not a task to watch
+    try:
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 @lru_cache(maxsize=4)

@@ -85,21 +85,43 @@ def html_to_text(html: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def decode_text(data: bytes) -> tuple[str | None, str]:
+    """(text, "") for UTF-8; (text, encoding) for another charset that ``charset-normalizer``
+    detects, cp1252 among equally likely ones (the usual non-UTF-8 text); (None, "") if none fits."""
+    try:
+        return data.decode("utf-8-sig"), ""
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None, ""
+    least = min(m.chaos for m in matches)
+    likely = [m for m in matches if m.chaos == least]
+    if any("cp1252" in m.could_be_from_charset for m in likely):
+        try:
+            return data.decode("cp1252"), "cp1252"
+        except UnicodeDecodeError:  # a byte cp1252 leaves undefined
+            pass
+    return str(likely[0]), likely[0].encoding
+
+
 def read_document(path: Path) -> tuple[str | None, str]:
-    """(text, "") or (None, reason the file is skipped)."""
+    """(text, note) or (None, reason the file is skipped); the note names the charset of a file
+    that was not UTF-8 (empty for UTF-8)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
     if b"\x00" in data[:_BINARY_PROBE]:
         return None, "binary file (not text)"
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return None, (f"not UTF-8 text (byte {exc.start}); re-encode it, e.g. "
-                      f"`iconv -f latin1 -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}`")
+    text, encoding = decode_text(data)
+    if text is None:
+        return None, ("not text in any known charset; re-encode it as UTF-8, e.g. "
+                      f"`iconv -f SOURCE-CHARSET -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}`")
     if path.suffix.lower() in HTML_SUFFIXES:
         text = html_to_text(text)
     if not text.strip():
         return None, "empty (no text)"
-    return text, ""
+    return text, f"read as {encoding} (not UTF-8)" if encoding else ""

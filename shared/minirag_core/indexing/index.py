@@ -1,8 +1,5 @@
-"""``MiniRAGIndex``: one working directory holding MiniRAG's graph, vectors and caches, kept correct
-under incremental inserts and deletes, queried in mini, light or naive mode. Workdir: ``manifest.json``,
-``graph.json`` + ``graph.log.jsonl`` or ``graph.sqlite`` (graph and registry; or on a FalkorDB server
-named in ``graph_server.json``), ``extractions.jsonl`` / ``llm_calls.jsonl`` (caches), ``chroma/`` (or
-``chroma_server.json``). Chroma is reconciled with the graph on open."""
+"""``MiniRAGIndex``: one workdir holding MiniRAG's graph, vectors and caches, kept correct under
+incremental inserts and deletes, queried in mini, light or naive mode (files: docs/how_it_works.md)."""
 
 from __future__ import annotations
 
@@ -12,18 +9,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from tqdm.auto import tqdm
-
 from minirag_core.graph import heterogeneous as graph_ops
 from minirag_core.graph.aliases import consolidate_for_store as consolidate_aliases
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from minirag_core.indexing.cached_extraction import extract_cached
+from minirag_core.indexing.default_models import default_models
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
 from minirag_core.concurrency import ReadWriteLock
 from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
+from minirag_core.indexing.progress import DocumentProgress
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
@@ -88,16 +85,14 @@ class MiniRAGIndex:
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
         self._check_manifest()
-        self._entity_typer: Any = None
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
-        self.extractor = extractor or self._default_extractor()
-        self.query_mapper = query_mapper or self._default_query_mapper()
+        self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
+                                                           extractor, query_mapper)
         if vector_store is None:
-            from minirag_core.storage.chroma_store import ChromaVectorStore, workdir_prefix
+            from minirag_core.storage.chroma_store import open_vector_store
 
-            vector_store = (ChromaVectorStore(None, url=chroma_url, prefix=workdir_prefix(self.workdir)) if chroma_url
-                            else ChromaVectorStore(self._path("chroma")))
+            vector_store = open_vector_store(self.workdir, chroma_url)
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
@@ -122,13 +117,29 @@ class MiniRAGIndex:
             yield
             return
         with self._process_lock:
-            if self.graph_store.reload_if_changed():
-                self.vectors.forget()
-                self._after_write()
+            self._reload_if_changed()
             self._repair_unless_clean()  # a write that did not end, here or in another process
             mark_writing(self._path(STATE_FILE))
             yield
             mark_clean(self._path(STATE_FILE), self.vectors.store)
+
+    def _reload_if_changed(self) -> bool:
+        with self._rw.write():
+            if not self.graph_store.reload_if_changed():
+                return False
+            self.vectors.forget()
+            self._after_write()
+            return True
+
+    def catch_up(self) -> bool:
+        """Read what another process wrote since this one read the graph (True if it had), unless
+        one is writing now: for a long-lived reader such as ``minirag serve``."""
+        if self._process_lock is None or not self._process_lock.try_acquire():
+            return False
+        try:
+            return self._reload_if_changed()
+        finally:
+            self._process_lock.release()
 
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -153,33 +164,6 @@ class MiniRAGIndex:
             detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
             raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
                                         "Open it with the same settings or index into a new workdir.")
-
-    def _default_extractor(self) -> Extractor:
-        if self.llm is not None:
-            from minirag_core.extraction.llm_extractor import LLMExtractor
-
-            return LLMExtractor(self.llm, cache=self.llm_cache)
-        from minirag_core.extraction.offline_extractor import OfflineExtractor
-
-        return OfflineExtractor(self.embedder, typer=self._typer())
-
-    def _default_query_mapper(self) -> QueryMapper:
-        if self.llm is not None:
-            from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
-
-            return LLMQueryMapper(self.llm, cache=self.llm_cache)
-        from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
-
-        return OfflineQueryMapper(self.embedder, typer=self._typer())
-
-    def _typer(self) -> Any:
-        """One entity typer for the offline extractor and query mapper, its type vectors kept
-        in the workdir so that a new process need not embed them again."""
-        if self._entity_typer is None:
-            from minirag_core.extraction.entity_typing import EntityTyper
-
-            self._entity_typer = EntityTyper(self.embedder, vectors_path=self._path("type_vectors.npz"))
-        return self._entity_typer
 
     # -- registry ---------------------------------------------------------------------------
     @property
@@ -227,8 +211,8 @@ class MiniRAGIndex:
             else:
                 report.inserted.append(document.id)
             pending.append((document, digest))
-        progress = tqdm(total=sum(len(d.text) for d, _ in pending), unit="char", unit_scale=True, desc="indexing",
-                        disable=not (self.show_progress if show_progress is None else show_progress))
+        progress = DocumentProgress(sum(len(d.text) for d, _ in pending),
+                                    enabled=self.show_progress if show_progress is None else show_progress)
         batch: list[tuple[Document, str, list[Chunk], bool]] = []
         for document, digest in pending:
             chunks: list[Chunk] = []
@@ -253,7 +237,7 @@ class MiniRAGIndex:
     def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         return extract_cached(self.extractor, self.extraction_cache, chunks)
 
-    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: tqdm,
+    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: DocumentProgress,
                       report: InsertReport) -> None:
         """Extract, add and save a batch: whole documents and pieces of long ones (``complete``
         False until a document's last piece; an unfinished one has no hash, so a re-run redoes it)."""
@@ -293,7 +277,8 @@ class MiniRAGIndex:
             self._after_write()
         if self.token_cache is not None:  # after the save: a crash before leaves them to the first query
             self.token_cache.put(dict(zip([c.id for c in chunks], tokenize([c.text for c in chunks]))))
-        progress.update(sum(len(c.text) for c in chunks))
+        for document, _, doc_chunks, complete in batch:
+            progress.advance(document.id, len(document.text), sum(len(c.text) for c in doc_chunks), complete)
         report.chunks += len(chunks)
         report.unparsed_records += sum(e.unparsed_records for e in extractions)
 

@@ -25,7 +25,8 @@ class LLMCallCache:
     """Replies keyed by :func:`cache_key`, in a JSONL file (or in memory with ``path=None``).
 
     Each ``put`` appends one line and fsyncs it, so a crash loses at most the line
-    being written; unreadable lines (a truncated tail) are skipped on load. Only each key's
+    being written; unreadable lines (a truncated tail) are skipped when the file is first read (on
+    first use, not on open). Only each key's
     line offset is held in memory (a reply is read from the file when asked for), so the
     cache costs a few hundred bytes per entry however long the replies. Thread-safe.
     """
@@ -40,10 +41,13 @@ class LLMCallCache:
         self._needs_newline = False
         self.hits = 0
         self.misses = 0
-        if self.path is not None:
-            self._load()
+        self._loaded = self.path is None  # the file is read on first use: a query never reads it
 
     def _load(self) -> None:
+        """Index the file's keys (the caller holds the lock)."""
+        if self._loaded:
+            return
+        self._loaded = True
         assert self.path is not None
         if not self.path.exists():
             return
@@ -75,11 +79,13 @@ class LLMCallCache:
 
     def __len__(self) -> int:
         with self._lock:
+            self._load()
             return len(self._offsets) if self.path is not None else len(self._memory)
 
     def _read(self, key: str) -> str | None:
         if self.path is None:
             return self._memory.get(key)
+        self._load()
         offset = self._offsets.get(key)
         if offset is None:
             return None
@@ -108,6 +114,7 @@ class LLMCallCache:
             if self.path is None:
                 self._memory[key] = reply
                 return
+            self._load()
             fh = self._open()
             fh.seek(0, os.SEEK_END)
             start = fh.tell() + self._needs_newline

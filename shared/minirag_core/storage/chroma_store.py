@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from minirag_core.storage.base import atomic_write_json, read_json
+from minirag_core.storage.locations import StoreMismatch, StoreUnreachable
 
 #: ids per call: SQLite caps bound variables per statement (32,766, or 999 on old builds),
 #: and Chroma binds one per id
@@ -23,21 +24,46 @@ _BATCH = 2000
 _PAGE = 5000
 
 
+SERVER_FILE = "chroma_server.json"
+LOCAL_FOLDER = "chroma"
+
+
 def workdir_prefix(workdir: Path | None) -> str:
     """Collection-name prefix on a Chroma server, own to this workdir (kept in its
     ``chroma_server.json``): with one shared prefix, opening one index would make ``repair``
     delete every other index's vectors on the same server."""
     if workdir is None:
         return f"minirag-{uuid.uuid4().hex[:12]}"
-    path = workdir / "chroma_server.json"
-    found = read_json(path, None)
-    if found is None:
-        # a workdir with a graph but no local vectors was built on a server with the old
-        # shared prefix: keep using it
-        legacy = (workdir / "graph.json").exists() and not (workdir / "chroma").exists()
-        found = {"collection_prefix": "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"}
-        atomic_write_json(path, found)
-    return str(found["collection_prefix"])
+    found = read_json(workdir / SERVER_FILE, None)
+    if found is not None:
+        return str(found["collection_prefix"])
+    # a workdir with a graph but no local vectors was built on a server with the old shared prefix
+    legacy = (workdir / "graph.json").exists() and not (workdir / LOCAL_FOLDER).exists()
+    return "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"
+
+
+def open_vector_store(workdir: Path | None, url: str | None = None) -> "ChromaVectorStore":
+    """The workdir's vectors: embedded in ``chroma/``, or on the Chroma server at ``url``. A workdir
+    built on a server is refused without its URL (and an embedded one with a URL) instead of being
+    re-embedded elsewhere; the server is recorded in ``chroma_server.json`` once it answered."""
+    record = read_json(workdir / SERVER_FILE, None) if workdir is not None else None
+    if not url:
+        if record is not None:
+            where = f" at {record['url']}" if record.get("url") else ""
+            raise StoreMismatch(f"{workdir} keeps its vectors on a Chroma server{where}: open it with {{chroma_url}}",
+                                chroma_url=record.get("url") or "http://HOST:PORT")
+        return ChromaVectorStore(workdir / LOCAL_FOLDER if workdir is not None else None)
+    if workdir is not None and record is None and (workdir / LOCAL_FOLDER).exists():
+        raise StoreMismatch(f"{workdir} keeps its vectors in {LOCAL_FOLDER}/ (embedded Chroma): open it without "
+                            "{chroma_url}, or index into a new workdir", chroma_url=None)
+    prefix = workdir_prefix(workdir)
+    try:
+        store = ChromaVectorStore(None, url=url, prefix=prefix)
+    except (ValueError, OSError) as exc:  # chromadb: "Could not connect to a Chroma server" (a ValueError)
+        raise StoreUnreachable("Chroma", url, exc) from exc
+    if workdir is not None and (record is None or "url" not in record):
+        atomic_write_json(workdir / SERVER_FILE, {"collection_prefix": prefix, "url": url})
+    return store
 
 
 def _client(path: Path | None, url: str | None) -> Any:

@@ -140,7 +140,7 @@ def test_cli_reads_the_graph_on_the_server(built, server, capsys) -> None:
     info = json.loads(capsys.readouterr().out)
     assert info["documents"] == 20 and info["chunks"] == remote.graph_store.stats()["chunks"]
     assert main(["info", "--workdir", str(remote.workdir)]) == 2
-    assert "falkordb_url" in capsys.readouterr().err
+    assert "--falkordb-url falkordb://" in capsys.readouterr().err  # the flag, not the Python keyword (issue 38)
 
 
 def test_delete_removes_exactly_what_a_document_contributed(tmp_path, embedder, server, corpus) -> None:

@@ -111,8 +111,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     if settings.fill and len(ranked) < settings.top_k * 4:
         taken = {c for c, _ in ranked}
         extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
-        if ranked and extra:
-            notes.append("filled with next-best query-relevant chunks (via='fill')")
         ranked.extend(extra)
         via.update({c: "fill" for c, _ in extra})
     head = None
@@ -128,6 +126,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         if [c for c, _ in ranked[: settings.top_k]] != before:
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
+    notes.extend(fill_notes([c.via for c in chunks]))
 
     key_edge_list = []
     edge_attrs = subgraph.edge_attrs(list(chosen_edges))
@@ -140,3 +139,15 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
         answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
     )
+
+
+def fill_notes(vias: list[str]) -> list[str]:
+    """What to say about ``fill`` chunks among the returned ones (only when there are some beside
+    path chunks), and when the coverage re-order lifted one above a path chunk."""
+    if "fill" not in vias or "graph" not in vias:
+        return []
+    notes = ["filled with next-best query-relevant chunks (via='fill')"]
+    if vias.index("fill") < len(vias) - 1 - vias[::-1].index("graph"):
+        notes.append("a fill chunk ranks above a path chunk: it names a query entity the path chunks miss")
+    return notes
+

@@ -1,0 +1,184 @@
+"""The ``minirag`` commands that index, query, answer, delete, inspect and explain (one function each)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from minirag_core.interfaces.cli_common import (CLIError, as_cli_error, check_question, llm_from_spec, no_index,
+                                                open_index, store_errors, workdir_of)
+
+
+def _default_root(paths: Sequence[str]) -> Path:
+    """The folder that holds every given path: ids then name each file by where it lies,
+    folder name included (``index d1 d2`` gives ``d1/README`` and ``d2/README``)."""
+    parents = [str(Path(p).resolve().parent) for p in paths]
+    return Path(os.path.commonpath(parents))
+
+
+def _document_id(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise CLIError(f"{path} is outside --root {root}; pass a --root that contains every path") from None
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from minirag_core.indexing.file_reading import collect_files, read_document
+    from minirag_core.types import Document
+
+    root = Path(args.root).resolve() if args.root else _default_root(args.paths)
+    try:
+        files = collect_files(args.paths)
+    except FileNotFoundError as exc:
+        raise CLIError(str(exc)) from exc
+    index = open_index(args, llm=llm_from_spec(args.llm, args.ollama_host))
+    known_sources = {d: m.get("source") for d, m in index.doc_metadata().items()}
+    documents: list[Document] = []
+    skipped: dict[str, str] = {str(path): reason for path, reason in files.skipped.items()}
+    recoded: dict[str, str] = {}
+    for path in files.readable:
+        doc_id = _document_id(path, root)
+        source = str(path.resolve())
+        if known_sources.get(doc_id) not in (None, source):
+            skipped[str(path)] = (f"its id {doc_id!r} already names {known_sources[doc_id]} in this index "
+                                  "(indexed from another --root); pass the same --root as before")
+            continue
+        text, note = read_document(path)
+        if text is None:
+            skipped[str(path)] = note
+            continue
+        if note:
+            recoded[str(path)] = note
+        documents.append(Document(id=doc_id, text=text, metadata={"source": source}))
+    start = time.perf_counter()
+    try:
+        report = index.insert(documents)
+    except store_errors() as exc:
+        raise as_cli_error(exc) from exc
+    stats = index.stats()
+    for path, reason in skipped.items():
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    for key, reason in report.rejected.items():
+        print(f"skipped {key}: {reason}", file=sys.stderr)
+    for path, note in recoded.items():
+        print(f"note: {path} {note}", file=sys.stderr)
+    print(_summary(report, len(skipped), len(recoded)))
+    print(f"index: {stats['documents']} documents, {stats['chunks']} chunks, {stats['entities']} entities, "
+          f"{stats['relations']} entity-entity edges, {stats['mentions']} entity-chunk edges "
+          f"({time.perf_counter() - start:.1f} s)")
+    usable = report.inserted or report.updated or report.unchanged
+    return 0 if usable else 1
+
+
+def _summary(report: Any, skipped_files: int, recoded: int) -> str:
+    """One line for the run: what was indexed, and every file left out, counted once."""
+    skipped = skipped_files + len(report.rejected)
+    text = (f"{len(report.inserted)} inserted, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
+            f"{skipped} skipped{' (listed above)' if skipped else ''}, {report.chunks} new chunks")
+    if recoded:
+        text += f"; {recoded} file{'s' * (recoded > 1)} read from a charset other than UTF-8 (noted above)"
+    if report.failed_chunks:
+        text += f"; {len(report.failed_chunks)} chunks without entities (extraction failed; see the log)"
+    return text
+
+
+def print_result(result: Any, as_json: bool) -> None:
+    if as_json:
+        print(result.to_json())
+        return
+    if result.mapping is not None:
+        print(f"query entities: {', '.join(result.mapping.entities) or '-'}; "
+              f"answer types: {', '.join(result.mapping.answer_types) or '-'}")
+    for note in result.notes:
+        print(f"note: {note}")
+    for rank, chunk in enumerate(result.chunks, 1):
+        preview = " ".join(chunk.text.split())[:160]
+        print(f"{rank}. [{chunk.score:.3f} {chunk.via}] {chunk.doc_id}: {preview}")
+    if result.paths:
+        print("reasoning paths:")
+        for path in result.paths[:5]:
+            print(f"  {path.score:7.3f}  {' -> '.join(path.nodes)}  (from {path.query_entity!r})")
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    check_question(args.question)
+    index = open_index(args, require_documents=True)
+    print_result(index.query(args.question, mode=args.mode, top_k=args.k), args.json)
+    return 0
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    llm = llm_from_spec(args.llm, args.ollama_host)
+    if llm is None:
+        raise CLIError("answer needs a model: --llm ollama:MODEL (e.g. ollama:qwen2.5:3b)")
+    check_question(args.question)
+    from minirag_core.llm.base import LLMError
+
+    index = open_index(args, llm=llm, require_documents=True)
+    try:
+        reply = index.answer(args.question, mode=args.mode, top_k=args.k)
+    except LLMError as exc:
+        raise CLIError(str(exc)) from exc
+    print(json.dumps({"answer": reply.text, "retrieval": reply.result.to_dict()}) if args.json else reply.text)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    index = open_index(args)
+    try:
+        removed = index.delete(args.doc_ids)
+    except store_errors() as exc:
+        raise as_cli_error(exc) from exc
+    missing = sorted(set(args.doc_ids) - set(removed))
+    for doc_id in removed:
+        print(f"deleted {doc_id}")
+    if missing:
+        raise CLIError("not in the index: " + ", ".join(missing))
+    return 0
+
+
+def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
+    """Settings, sizes and schema version, read from the manifest and the graph only (no
+    embedding model, no vector store)."""
+    from minirag_core.retrieval.settings import RetrievalSettings
+    from minirag_core.storage.base import read_json
+    from minirag_core.storage.graph_stores import open_graph_store
+    from minirag_core.storage.locations import StoreMismatch, StoreUnreachable
+
+    manifest = read_json(workdir / "manifest.json", None)
+    if manifest is None:
+        raise no_index(workdir)
+    try:
+        graph = open_graph_store(workdir, falkordb_url)
+    except (StoreMismatch, StoreUnreachable) as exc:  # not the index module: info starts in a third less
+        raise as_cli_error(exc) from exc
+    return {"workdir": str(workdir.resolve()), **manifest,  # the manifest holds the schema version
+            "documents": len(graph.documents()), **graph.stats(),
+            "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
+            "retrieval_settings": RetrievalSettings().to_dict()}
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    print(json.dumps(index_info(workdir_of(args), args.falkordb_url), indent=2))
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from minirag_core.interfaces.visualize import SUFFIXES, draw_reasoning_subgraph
+
+    check_question(args.question)
+    out = Path(args.out) if args.out else workdir_of(args) / "explain.png"
+    if out.suffix.lower() not in SUFFIXES:
+        raise CLIError(f"--out {args.out}: choose a .png or .html file")
+    index = open_index(args, require_documents=True)
+    result = index.query(args.question, mode="mini", top_k=args.k)
+    written = draw_reasoning_subgraph(result, index.graph_store, out)
+    print(f"wrote {Path(written).resolve()}")
+    print_result(result, False)
+    return 0
