@@ -1,8 +1,10 @@
 """Every development set beside the checkout through one loader, and the fixed tune/test split.
 
 A set is a folder of ``../shared/data``: LiHuaWorld (``corpus/`` of chat sessions and
-``qa_dev.json``) or any folder with ``corpus.json`` (``[{id, text}]``) and ``questions.json``
-(``[{id, question, answer, evidence, type}]``, evidence ids joined by ``<and>``).
+``qa_dev.json``), any folder with ``corpus.json`` (``[{id, text}]``) and ``questions.json``
+(``[{id, question, answer, evidence, type}]``, evidence ids joined by ``<and>``), or a folder of
+Markdown pages (``corpus/**/*.md``, the relative path is the id) with ``questions.json`` whose
+``evidence`` is a list of page paths (minimal loader; its split is the set's own: odd ids tune).
 
 Questions split by a fixed hash of their text: settings are chosen on the ``tune`` half and
 figures reported on the ``test`` half. The split never changes between runs or machines.
@@ -60,7 +62,26 @@ def available(root: Path = DATA_ROOT) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir()
-                  if (p / "corpus.json").is_file() or (p / "qa_dev.json").is_file())
+                  if (p / "corpus.json").is_file() or (p / "qa_dev.json").is_file() or _is_pages(p))
+
+
+def _is_pages(path: Path) -> bool:
+    return (path / "corpus").is_dir() and (path / "questions.json").is_file() and not (path / "qa_dev.json").exists()
+
+
+def _load_pages(path: Path) -> Dataset:
+    """Markdown pages under ``corpus/``; the set's fixed split: odd-numbered ids tune, even test."""
+    pages = sorted(p for p in (path / "corpus").rglob("*.md") if p.is_file())
+    docs = [Document(id=p.relative_to(path / "corpus").as_posix(), text=p.read_text(encoding="utf-8"),
+                     metadata={"source": p.relative_to(path / "corpus").as_posix()}) for p in pages]
+    questions = []
+    for row in json.loads((path / "questions.json").read_text(encoding="utf-8")):
+        number = int("".join(ch for ch in str(row["id"]) if ch.isdigit()) or 0)
+        evidence = row.get("evidence") or ()
+        questions.append(Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
+                                  evidence=tuple([evidence] if isinstance(evidence, str) else evidence),
+                                  type=str(row.get("type", "")), split=TUNE if number % 2 else TEST))
+    return Dataset(path.name, docs, questions)
 
 
 def _load_lihuaworld(path: Path) -> Dataset:
@@ -92,4 +113,6 @@ def load(name: str, root: Path = DATA_ROOT) -> Dataset:
         return _load_lihuaworld(path)
     if (path / "corpus.json").is_file():
         return _load_passages(path)
+    if _is_pages(path):
+        return _load_pages(path)
     raise FileNotFoundError(f"no development set at {path} (want corpus.json + questions.json or qa_dev.json)")
