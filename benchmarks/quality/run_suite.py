@@ -8,7 +8,9 @@ user would pick instead, on the same chunks, reported on the *test* half of each
 
 Systems: mini, light, naive (MiniRAG on the embedded default), bm25 (plain ``bm25s``), bm25t (BM25
 with the project's tokeniser: normalised dates), hybrid (BM25 + dense, reciprocal-rank fusion with
-equal weights and c = 60, as LangChain's ``EnsembleRetriever``), and mini ablations. Metrics:
+equal weights and c = 60, as LangChain's ``EnsembleRetriever``), linearrag (the published LinearRAG,
+imported from ``../shared/peers/LinearRAG`` when that folder is there: ``linearrag_system.py``), and
+mini ablations. Metrics:
 evidence recall@k and all-evidence@k (k = 2, 5, 10), answer-in-context@5, tokens of the whole
 rendered top-5 context, p50/p95 latency. What is measured is evidence retrieval, not answer accuracy
 (``run_benchmark.py --llm`` scores answers with a model).
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.quality import devsets  # noqa: E402
 from benchmarks.quality.baselines import LexicalRanker, dense_rank, reciprocal_rank_fusion  # noqa: E402
+from benchmarks.quality.linearrag_system import PEER_DIR, peer_available  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     DEFAULT_OUT, SystemCaches, configure_threads, git_commit, machine_info, make_llm, open_corpus_index,
 )
@@ -37,7 +40,9 @@ from benchmarks.quality.suite_report import plot_suite, readme_section, write_re
 KS = (2, 5, 10)
 CONTEXT_K = 5
 MODES = ("mini", "light", "naive")
-BASELINES = ("bm25", "bm25t", "hybrid", "li-pg")
+BASELINES = ("bm25", "bm25t", "hybrid", "li-pg", "linearrag")
+#: systems that need something outside this repository, and whether it is there
+OPTIONAL = {"linearrag": peer_available}
 #: mini with parts of its ranking switched off (RetrievalSettings overrides)
 ABLATIONS: dict[str, dict[str, float]] = {
     "mini-no-graph": {"graph_weight": 0.0, "bridge_weight": 0.0},
@@ -50,7 +55,8 @@ ABLATIONS: dict[str, dict[str, float]] = {
     "mini-no-coverage": {"coverage_weight": 0.0},  # the top chunks re-ordered by relevance alone
     "mini-residual": {"residual_weight": 2.0},  # the opt-in second round (off by default)
 }
-DEFAULT_SYSTEMS = MODES + BASELINES + tuple(ABLATIONS)
+ALL_SYSTEMS = MODES + BASELINES + tuple(ABLATIONS)
+DEFAULT_SYSTEMS = tuple(s for s in ALL_SYSTEMS if s not in OPTIONAL or OPTIONAL[s]())
 
 
 def question_group(set_name: str, qtype: str) -> str:
@@ -63,7 +69,7 @@ def question_group(set_name: str, qtype: str) -> str:
 class SetRunner:
     """Runs every system on one development set's index."""
 
-    def __init__(self, index) -> None:
+    def __init__(self, index, peer_workdir: Path | None = None) -> None:
         from minirag_core.extraction.temporal import with_temporal_tokens
 
         store = index.graph_store
@@ -72,6 +78,10 @@ class SetRunner:
         texts = {c: a["text"] for c, a in self.chunks.items()}
         self.lexical = {"bm25": LexicalRanker(texts), "bm25t": LexicalRanker(texts, with_temporal_tokens)}
         self._property_graph = None  # LlamaIndex's stock PropertyGraphIndex, built on first use
+        self._linearrag = None  # the LinearRAG peer, built on first use in ``peer_workdir``
+        self.peer_workdir = peer_workdir
+        #: seconds to build each system's own index (systems that build one)
+        self.seconds_index: dict[str, float] = {}
 
     def _baseline(self, system: str, query: str, n: int) -> list[str]:
         if system in self.lexical:
@@ -84,6 +94,14 @@ class SetRunner:
                 from benchmarks.quality.llama_pg_baseline import LlamaPropertyGraphBaseline
                 self._property_graph = LlamaPropertyGraphBaseline(self.chunks, self.index.embedder, top_k=n)
             return self._property_graph.rank(query, n)
+        if system == "linearrag":
+            if self._linearrag is None:
+                from benchmarks.quality.linearrag_system import LinearRAGSystem
+
+                texts = {c: a["text"] for c, a in self.chunks.items()}
+                self._linearrag = LinearRAGSystem(texts, self.peer_workdir or Path("linearrag.workdir"), top_k=n)
+                self.seconds_index[system] = self._linearrag.seconds_index
+            return self._linearrag.rank(query, n)
         raise ValueError(f"unknown system {system!r}")
 
     def run(self, system: str, query: str) -> tuple[list[str], list[str], str]:
@@ -139,7 +157,7 @@ def evaluate_set(name: str, systems: list[str], split: str, out: Path, rebuild: 
     t0 = time.perf_counter()
     index, build = open_corpus_index(workdir_for(out, name, llm_spec), data.documents, rebuild=rebuild,
                                      llm=make_llm(llm_spec), show_progress=bool(llm_spec))
-    runner = SetRunner(index)
+    runner = SetRunner(index, out / f"{name}.linearrag")
     seconds_build = time.perf_counter() - t0
     for system in systems:  # warm-up: lazy BM25, type pool, first model call
         runner.run(system, questions[0].question if questions else "warm up")
@@ -162,14 +180,17 @@ def evaluate_set(name: str, systems: list[str], split: str, out: Path, rebuild: 
                    **{g: aggregate([r for r in records[s] if r["group"] == g]) for g in groups}} for s in systems}
     return {"set": name, "split": split, "n_questions": len(questions), "groups": groups, "summary": summary,
             "index": {**build.to_dict(), **index.stats()}, "seconds_index": seconds_build,
-            "seconds_queries": time.perf_counter() - t1, "records": records}
+            "seconds_queries": time.perf_counter() - t1, "records": records,
+            "seconds_index_by_system": {"mini": build.seconds_total, **runner.seconds_index},
+            "peer_index": runner._linearrag.stats() if runner._linearrag else None}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sets", default=None, help="comma-separated development sets (default: every set found)")
     p.add_argument("--split", choices=("test", "tune", "all"), default="test")
-    p.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS))
+    p.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
+                   help=f"comma-separated, from {', '.join(ALL_SYSTEMS)} (default: every system whose code is there)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--rebuild", action="store_true", help="index every set again from scratch")
     p.add_argument("--limit", type=int, default=None, help="first N questions of each set (smoke runs)")
@@ -182,9 +203,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--write-results keeps RESULTS.md for the embedded default; a --llm run writes --out only")
     args.sets = [s for s in (args.sets.split(",") if args.sets else devsets.available()) if s]
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    unknown = [s for s in args.systems if s not in DEFAULT_SYSTEMS]
+    unknown = [s for s in args.systems if s not in ALL_SYSTEMS]
     if unknown:
-        p.error(f"unknown systems {unknown}; choose from {', '.join(DEFAULT_SYSTEMS)}")
+        p.error(f"unknown systems {unknown}; choose from {', '.join(ALL_SYSTEMS)}")
+    for system in [s for s in args.systems if s in OPTIONAL and not OPTIONAL[s]()]:
+        print(f"note: skipping {system}: LinearRAG's code is not at {PEER_DIR} (set MINIRAG_LINEARRAG_DIR)")
+        args.systems.remove(system)
     return args
 
 

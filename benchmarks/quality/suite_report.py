@@ -7,7 +7,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 START, END = "<!-- benchmark:start -->", "<!-- benchmark:end -->"
-BASELINES = ("bm25", "bm25t", "hybrid", "naive", "li-pg")
+BASELINES = ("bm25", "bm25t", "hybrid", "naive", "li-pg", "linearrag")
 
 
 def _f(value, digits: int = 1) -> str:
@@ -71,6 +71,17 @@ def interval_table(entry: dict) -> str:
     return "\n".join(rows)
 
 
+def index_sentence(entry: dict) -> str:
+    """Seconds each system took to build its own index, with p50 latency, from the run."""
+    seconds = entry.get("seconds_index_by_system") or {}
+    parts = []
+    for system, value in seconds.items():
+        reused = " (reused: opening only)" if system == "mini" and entry["index"].get("reused") else ""
+        p50 = entry["summary"].get(system, {}).get("overall", {}).get("p50_ms")
+        parts.append(f"{system} {value:.0f} s{reused}, p50 {_f(p50, 0)} ms")
+    return ("Index build: " + "; ".join(parts) + ".") if len(parts) > 1 else ""
+
+
 def lead_sentence(entry: dict) -> str:
     """Where mini stands against the best baseline, and what each ablation costs it, from the numbers."""
     summary = {s: g["overall"] for s, g in entry["summary"].items()}
@@ -118,7 +129,11 @@ def readme_section(results: dict) -> str:
              "`ImplicitPathExtractor` and `VectorContextRetriever` on the same chunks and embedding model (with "
              "implicit edges only, its vector store holds no entity nodes, so it returns next/previous-chunk "
              "triplets whatever the query, and nothing when every document is one chunk, since it skips source "
-             "edges: that is what the stock LLM-free setup gives); `mini-*` rows switch parts of mini's ranking "
+             "edges: that is what the stock LLM-free setup gives); linearrag is the published LinearRAG (ICLR 2026), "
+             "the authors' unmodified code imported from `../shared/peers/LinearRAG`, retrieval only, with the "
+             "authors' `run.py` defaults and the same embedding model and spaCy pipeline as mini, on the same "
+             "chunks shuffled with a fixed seed before it numbers them (it links passage i to i+1); "
+             "`mini-*` rows switch parts of mini's ranking "
              "off (`mini-no-graph`: eq. 3 path scores and bridges off; `mini-no-bridge`: bridges off; "
              "`mini-no-key-edges`: no eq. 2 key edges, so paths gain from answer candidates only; "
              "`mini-no-candidates`: no answer-candidate entities; "
@@ -129,6 +144,8 @@ def readme_section(results: dict) -> str:
         lines += [f"**{entry['set']}** ({entry['n_questions']} questions with evidence, "
                   f"{entry['index'].get('chunks', '?')} chunks): {lead_sentence(entry)}", "",
                   overall_table(entry), "", group_table(entry), ""]
+        if index_sentence(entry):
+            lines += [index_sentence(entry), ""]
         intervals = interval_table(entry)
         if intervals:
             lines += ["Paired bootstrap (questions resampled, 5,000 rounds): mini against the best baseline of "
