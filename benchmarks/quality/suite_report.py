@@ -154,7 +154,7 @@ def readme_section(results: dict) -> str:
     return "\n".join(lines)
 
 
-HEADLINE_SYSTEMS = ("mini", "light", "naive", "bm25t", "hybrid")
+HEADLINE_SYSTEMS = ("mini", "light", "naive", "bm25t", "hybrid", "linearrag")
 
 
 def readme_headline(results: dict) -> str:
