@@ -105,6 +105,9 @@ def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
 #: for them: 16.8 ms for a sentence with five names against 36.9 ms, and 29.8 ms on NumPy, one
 #: thread each: ``benchmarks/scale/bench_embed.py``); on the NumPy fallback they run on torch in float32
 #: instead, as NumPy would compute them, but faster per question
+#: With torch loaded and ONNX Runtime present, batches of short texts of any size (entity names,
+#: relation texts, type descriptions while indexing) stay on the encoder too unless ``bf16``: 1.3-1.8x
+#: faster than torch float32 at one thread each, cosine >= 0.9999999 (``benchmarks/scale/bench_ingest.py``)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _QUERY_BATCH = 8
@@ -171,8 +174,11 @@ class SentenceTransformerEmbedder:
         query_sized = short and len(texts) <= _QUERY_BATCH
         with self._lock:  # torch modules are not re-entrant across threads (the small encoder is)
             small = short and len(texts) <= _SMALL_BATCH
-            if small and self._torch_loaded:  # torch takes more than a query; a query too if NumPy is all else
-                small = query_sized and self._small_encoder().forward.runtime != "numpy"
+            if short and (self._torch_loaded or not small):
+                onnx = self._small_encoder().forward.runtime != "numpy"
+                # index batches of names on ONNX Runtime (see _SMALL_BATCH); torch takes more than a
+                # query on the NumPy fallback or with bf16, and a query too if NumPy is all else
+                small = onnx and (query_sized or not self.bf16) if self._torch_loaded else onnx and not self.bf16
             if not small:
                 return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
             encoder = self._small_encoder()

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from minirag_core.embedding.base import Embedder
+from minirag_core.graph.records import DESCRIPTION_SEPARATOR
 from minirag_core.scores import ScoreTable, similarities
 from minirag_core.embedding.windows import embed_windows
 from minirag_core.storage.base import VectorStore
@@ -42,9 +43,31 @@ def window_owner(vector_id: str) -> str:
     return vector_id.rsplit("#w", 1)[0]
 
 
+_QUOTED_RUN_WORDS = 3
+
+
+def _repeats(description: str, flat_text: str) -> bool:
+    """Whether every piece of ``description`` (split at " | ", a trimmed end's "…" dropped) is made
+    of runs of ``flat_text``'s words, each of 3+ words or the piece's end: quoted sentences, as the
+    offline extractor's descriptions are."""
+    for piece in description.split(DESCRIPTION_SEPARATOR):
+        words = piece.removesuffix("…").split()
+        while words:  # the longest prefix the text holds, then the rest (holding is monotone in length)
+            low, high = 0, len(words)
+            while low < high:
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if " ".join(words[:mid]) in flat_text else (low, mid - 1)
+            if low == 0 or (low < min(_QUOTED_RUN_WORDS, len(words))):  # scattered words do not quote
+                return False
+            words = words[low:]
+    return True
+
+
 def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
-    """The chunk joined with the entity-chunk descriptions it does not already contain."""
-    extra = [d for d in dict.fromkeys(descriptions) if d and d not in text]
+    """The chunk joined with the entity-chunk descriptions that say more than it: a description
+    made only of the chunk's own sentences (whitespace aside) adds nothing and is left out."""
+    flat = " ".join(text.split())
+    extra = [d for d in dict.fromkeys(descriptions) if d and d not in text and not _repeats(d, flat)]
     return text if not extra else text + "\n" + "\n".join(extra)
 
 

@@ -1,0 +1,22 @@
+"""What a chunk is embedded as: its text, plus only the entity descriptions that say more."""
+
+from __future__ import annotations
+
+from minirag_core.search.vectors import chunk_ranking_text
+
+TEXT = "Ada Lovelace wrote the notes.\n  She worked with   Charles Babbage. The engine was never built."
+
+
+def test_descriptions_quoting_the_chunk_add_nothing() -> None:
+    quoted = ["Ada Lovelace wrote the notes. She worked with Charles Babbage.",  # two sentences, whitespace aside
+              "She worked with Charles Babbage. The engine was ne…",  # trimmed by the extractor
+              "Charles Babbage",
+              "She worked with Charles Babbage. | The engine was never built."]  # two records of one entity
+    assert chunk_ranking_text(TEXT, quoted) == TEXT
+
+
+def test_descriptions_that_say_more_are_appended_once() -> None:
+    new = "A model's summary: the first published algorithm."
+    partly = "The engine was never built. | It was designed in 1837."
+    assert chunk_ranking_text(TEXT, [new, "", new, partly, "Charles Babbage"]) == f"{TEXT}\n{new}\n{partly}"
+    assert chunk_ranking_text(TEXT, ["Ada wrote"]) == f"{TEXT}\nAda wrote"  # words not in this order
