@@ -155,6 +155,16 @@ class SentenceTransformerEmbedder:
         self._torch_loaded = False
         self._cache = _LRU(cache_size)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its settings (an index's worker processes rebuild it from them)."""
+        return {"model_path": self.model_path, "name": self.name, "batch_size": self.batch_size,
+                "cache_size": self._cache.size, "bf16": self.bf16}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["model_path"], batch_size=state["batch_size"], cache_size=state["cache_size"],
+                      bf16=state["bf16"])
+        self.name = state["name"]
+
     @property
     def _model(self) -> Any:
         """The sentence-transformers model (torch), loaded on first use."""
