@@ -48,7 +48,8 @@ def _open_index(args: argparse.Namespace, *, llm=None):
                             falkordb_url=getattr(args, "falkordb_url", None),
                             graph_backend=getattr(args, "graph_backend", None),
                             show_progress=not getattr(args, "quiet", False),
-                            lock_timeout=getattr(args, "lock_timeout", None))
+                            lock_timeout=getattr(args, "lock_timeout", None), workers=getattr(args, "workers", 1),
+                            worker_backend=getattr(args, "worker_backend", "process"))
     except (IndexSettingsMismatch, WorkdirBusy, GraphStoreMismatch) as exc:
         raise CLIError(str(exc)) from exc
 
@@ -253,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="document ids are file paths relative to this folder "
                                          "(default: the folder holding every PATH, so ids keep the folder name)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--workers", type=_positive_int, default=1,
+                   help="processes that extract and embed while this one writes (default 1)")
+    p.add_argument("--worker-backend", choices=("process", "ray"), default="process",
+                   help="ray: batches as tasks on the Ray cluster at $RAY_ADDRESS (pip install '.[ray]')")
     common(p), model(p)
     p.set_defaults(func=cmd_index)
     p = sub.add_parser("query", help="retrieve chunks and reasoning paths for a question")

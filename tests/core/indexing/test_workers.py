@@ -12,7 +12,7 @@ from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, pipelined
 from minirag_core.search.vectors import WINDOWS
 from minirag_core.types import Chunk, Document, ExtractionResult
-from tests.index_state import _assert_same_vectors, _graph_state, _vector_state
+from index_state import _assert_same_vectors, _graph_state, _vector_state
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "lihuaworld_sample"
 PROSE = [
