@@ -18,6 +18,7 @@ Model loads (torch, spaCy) happen once before the first timed run.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -25,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -118,7 +121,36 @@ def build_minirag(docs: list[Any], workdir: Path, workers: int = 1) -> dict[str,
         index.insert(docs)
     seconds = time.perf_counter() - start
     stats = index.stats()
-    return {"seconds": seconds, "chunks": stats["chunks"], "stats": stats, "profile": timer.rows(seconds)}
+    return {"seconds": seconds, "chunks": stats["chunks"], "stats": stats, "profile": timer.rows(seconds),
+            "state": index_state(index)}
+
+
+def index_state(index: Any) -> tuple[str, dict[str, np.ndarray]]:
+    """A digest of the whole graph (every node, edge and attribute) and every vector by id."""
+    import networkx as nx
+
+    from minirag_core.search.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS
+    from minirag_core.storage.graph_stores import whole_graph
+
+    data = nx.node_link_data(whole_graph(index.graph_store), edges="edges")
+    nodes = sorted(json.dumps(n, sort_keys=True, default=str) for n in data["nodes"])
+    edges = sorted(json.dumps({**e, "source": min(e["source"], e["target"]), "target": max(e["source"], e["target"])},
+                              sort_keys=True, default=str) for e in data["edges"])
+    digest = hashlib.sha256("\n".join(nodes + edges).encode()).hexdigest()
+    vectors: dict[str, np.ndarray] = {}
+    for collection in (CHUNKS, ENTITIES, RELATIONS, WINDOWS):
+        ids = sorted(index.vectors.store.ids(collection))
+        found = index.vectors.store.get_embeddings(collection, ids) if ids else {}
+        vectors.update({f"{collection}/{i}": np.asarray(v) for i, v in found.items()})
+    return digest, vectors
+
+
+def compare_states(a: tuple[str, dict[str, np.ndarray]], b: tuple[str, dict[str, np.ndarray]]) -> str:
+    """Whether two builds hold the same graph, and how far apart their vectors are."""
+    same_ids = a[1].keys() == b[1].keys()
+    diff = max((float(np.abs(a[1][k] - b[1][k]).max()) for k in a[1].keys() & b[1].keys()), default=0.0)
+    return (f"graph {'identical' if a[0] == b[0] else 'DIFFERENT'}, vector ids {'identical' if same_ids else 'DIFFERENT'}"
+            f" ({len(a[1])}), largest vector difference {diff:.1e}")
 
 
 def _summary(times: list[float]) -> str:
@@ -147,6 +179,8 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> d
     for system in systems[1:]:
         mini = [r["seconds"] for r in runs[system]]
         ratios = [m / d for m, d in zip(mini, dense)]  # pairs run back to back
+        for run in runs[system][:-1]:
+            run.pop("state", None)  # only the last build's is compared
         out[system] = {"seconds": mini, "ratios": ratios, "stats": runs[system][-1]["stats"],
                        "profile": runs[system][-1]["profile"]}
         print(f"  (a) {system:<14} {chars / min(mini) / 1e3:6.2f} kchar/s  ({_summary(mini)}); "
@@ -156,7 +190,8 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> d
         for w in workers[1:]:
             ratios = [b / m for b, m in zip(base, out[f"minirag-w{w}"]["seconds"])]
             print(f"  workers={w} vs workers={workers[0]}: speed-up min {min(ratios):.2f}, "
-                  f"median {statistics.median(ratios):.2f}")
+                  f"median {statistics.median(ratios):.2f}; index: "
+                  + compare_states(runs[f"minirag-w{workers[0]}"][-1]["state"], runs[f"minirag-w{w}"][-1]["state"]))
     last_a = runs[systems[1]][-1]
     print(f"  profile of (a) {systems[1]} (last run, {last_a['seconds']:.1f} s; exclusive seconds)"
           f" beside (b) ({runs['dense'][-1]['seconds']:.1f} s):")
