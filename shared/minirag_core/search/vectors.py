@@ -13,6 +13,7 @@ best window.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from typing import Any, Iterable, Sequence
 
@@ -43,31 +44,47 @@ def window_owner(vector_id: str) -> str:
     return vector_id.rsplit("#w", 1)[0]
 
 
+#: a run of the chunk's words counts as quoted from this length (or where it ends a piece)
 _QUOTED_RUN_WORDS = 3
+#: a description whose words are quoted runs of the chunk to this share says nothing new
+_QUOTED_SHARE = 0.75
+_WORD = re.compile(r"\w+")
 
 
-def _repeats(description: str, flat_text: str) -> bool:
-    """Whether every piece of ``description`` (split at " | ", a trimmed end's "…" dropped) is made
-    of runs of ``flat_text``'s words, each of 3+ words or the piece's end: quoted sentences, as the
-    offline extractor's descriptions are."""
+def _words(text: str) -> list[str]:
+    """Lower-cased word characters only: markup (Markdown's ``**``, backticks, "#") and spacing
+    differ between a chunk and the sentences an extractor quotes from it."""
+    return _WORD.findall(text.lower())
+
+
+def _quoted_share(description: str, words_text: str) -> float:
+    """The share of ``description``'s words that lie in runs of ``words_text`` (the chunk's
+    ``_words`` joined and padded with spaces) of 3+ words, or that end a " | " piece."""
+    quoted = total = 0
     for piece in description.split(DESCRIPTION_SEPARATOR):
-        words = piece.removesuffix("…").split()
-        while words:  # the longest prefix the text holds, then the rest (holding is monotone in length)
-            low, high = 0, len(words)
+        words = _words(piece.removesuffix("…"))
+        total += len(words)
+        i = 0
+        while i < len(words):  # the longest run from word i (being a run is monotone in length)
+            low, high = 0, len(words) - i
             while low < high:
                 mid = (low + high + 1) // 2
-                low, high = (mid, high) if " ".join(words[:mid]) in flat_text else (low, mid - 1)
-            if low == 0 or (low < min(_QUOTED_RUN_WORDS, len(words))):  # scattered words do not quote
-                return False
-            words = words[low:]
-    return True
+                low, high = (mid, high) if f" {' '.join(words[i:i + mid])} " in words_text else (low, mid - 1)
+            if low >= _QUOTED_RUN_WORDS or (low and i + low == len(words)):
+                quoted += low
+                i += low
+            else:
+                i += 1
+    return quoted / total if total else 1.0
 
 
 def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
-    """The chunk joined with the entity-chunk descriptions that say more than it: a description
-    made only of the chunk's own sentences (whitespace aside) adds nothing and is left out."""
-    flat = " ".join(text.split())
-    extra = [d for d in dict.fromkeys(descriptions) if d and d not in text and not _repeats(d, flat)]
+    """The chunk joined with the entity-chunk descriptions that say more than it: one that
+    mostly quotes the chunk (an offline extractor's sentences, speaker-labelled messages) adds
+    nothing to its vector but length, and is left out."""
+    words_text = f" {' '.join(_words(text))} "
+    extra = [d for d in dict.fromkeys(descriptions)
+             if d and d not in text and _quoted_share(d, words_text) < _QUOTED_SHARE]
     return text if not extra else text + "\n" + "\n".join(extra)
 
 
