@@ -18,6 +18,7 @@ class InsertProgress:
         self.enabled = enabled
         self._length = {d.id: len(d.text) for d in documents}
         self._done: dict[str, int] = {}
+        self.chars_done = self.documents_done = 0
         total = sum(self._length.values())
         self.chars = tqdm(total=total, unit="char", unit_scale=True, desc="indexing", disable=not enabled,
                           position=0, smoothing=0.1)
@@ -35,6 +36,8 @@ class InsertProgress:
             self._done[document.id] = max(before, after)
             chars += self._done[document.id] - before
             finished += 1 if complete else 0
+        self.chars_done += chars
+        self.documents_done += finished
         self.chars.update(chars)
         self.documents.update(finished)
 
