@@ -117,7 +117,7 @@ def build_minirag(docs: list[Any], workdir: Path, workers: int = 1) -> dict[str,
     with timer.phase("open index"):
         kwargs = {"workers": workers} if workers != 1 else {}
         index = MiniRAGIndex(workdir, embedder=embedder, **kwargs)
-    with timer.installed(embedder, index.vectors.store), timer.phase("insert (rest)"):
+    with timer.installed(embedder, index.vectors.store), timer.phase("insert (rest: batching, waiting on extraction)"):
         index.insert(docs)
     seconds = time.perf_counter() - start
     stats = index.stats()

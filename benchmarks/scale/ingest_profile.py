@@ -43,31 +43,41 @@ def _resolve(path: str) -> Any:
 
 
 class PhaseTimer:
-    """Exclusive seconds per phase (this thread's calls only; others run untimed)."""
+    """Exclusive seconds per phase; phases of other threads than the creator's (the insert's
+    extraction thread) are reported apart, as "[overlapped] ...", outside the total."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
-        self._stack: list[list[Any]] = []  # [phase, start, child seconds]
+        self._local = threading.local()
         self._thread = threading.get_ident()
+        self._lock = threading.Lock()
+
+    @property
+    def _stack(self) -> list[list[Any]]:  # [phase, start, child seconds], per thread
+        if not hasattr(self._local, "stack"):
+            self._local.stack = []
+        return self._local.stack
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
         if threading.get_ident() != self._thread:
-            yield
-            return
+            name = f"[overlapped] {name}"
         frame = [name, time.perf_counter(), 0.0]
-        self._stack.append(frame)
+        stack = self._stack
+        stack.append(frame)
         try:
             yield
         finally:
-            self._stack.pop()
+            stack.pop()
             spent = time.perf_counter() - frame[1]
-            self.seconds[name] = self.seconds.get(name, 0.0) + spent - frame[2]
-            if self._stack:
-                self._stack[-1][2] += spent
+            with self._lock:
+                self.seconds[name] = self.seconds.get(name, 0.0) + spent - frame[2]
+            if stack:
+                stack[-1][2] += spent
 
     def current(self) -> str:
-        return self._stack[-1][0] if self._stack else ""
+        stack = self._stack
+        return stack[-1][0].removeprefix("[overlapped] ") if stack else ""
 
     def wrap(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         import inspect
@@ -119,5 +129,6 @@ class PhaseTimer:
 
     def rows(self, total: float) -> list[tuple[str, float]]:
         """Phases largest first, and the rest of ``total`` as "other"."""
-        found = sorted(self.seconds.items(), key=lambda kv: -kv[1])
-        return found + [("other (untimed)", max(0.0, total - sum(self.seconds.values())))]
+        found = sorted(self.seconds.items(), key=lambda kv: (kv[0].startswith("["), -kv[1]))
+        timed = sum(v for k, v in self.seconds.items() if not k.startswith("["))
+        return found + [("other (untimed)", max(0.0, total - timed))]
