@@ -17,8 +17,7 @@ def test_descriptions_quoting_the_chunk_add_nothing() -> None:
     assert chunk_ranking_text(TEXT, quoted) == TEXT
     assert chunk_ranking_text(MARKDOWN, ["Run pip install minirag and then index a folder with the minirag command."]
                               ) == MARKDOWN  # markup aside
-    assert chunk_ranking_text(CHAT, ["Li Hua: Hey! I have arrived in the city, shall we grab lunch on the 8th?"]
-                              ) == CHAT  # a speaker-labelled message
+    assert chunk_ranking_text(MARKDOWN, ["Run pip install minirag and then index a fo…"]) == MARKDOWN  # cut short
 
 
 def test_descriptions_that_say_more_are_appended_once() -> None:
@@ -26,3 +25,5 @@ def test_descriptions_that_say_more_are_appended_once() -> None:
     partly = "The engine was never built. | It was designed in 1837 by the English polymath in London."
     assert chunk_ranking_text(TEXT, [new, "", new, partly, "Charles Babbage"]) == f"{TEXT}\n{new}\n{partly}"
     assert chunk_ranking_text(TEXT, ["Ada wrote"]) == f"{TEXT}\nAda wrote"  # words, not a run of them
+    labelled = "Li Hua: Hey! I have arrived in the city, shall we grab lunch on the 8th?"
+    assert chunk_ranking_text(CHAT, [labelled]) == f"{CHAT}\n{labelled}"  # it names the speaker as the chunk does not
