@@ -142,7 +142,7 @@ class MiniRAGRetriever(BaseRetriever):
     def from_documents(cls, documents: Iterable[Document], llm: BaseChatModel | LLMBackend | None = None,
                        embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                        ids: Sequence[str] | None = None, *, index_kwargs: dict[str, Any] | None = None,
-                       **kwargs: Any) -> "MiniRAGRetriever":
+                       workers: int = 1, **kwargs: Any) -> "MiniRAGRetriever":
         """Index LangChain documents and return a retriever over them.
 
         ``llm`` (any chat model, or a core ``LLMBackend``) drives extraction and query
@@ -150,12 +150,13 @@ class MiniRAGRetriever(BaseRetriever):
         offline default. ``persist_directory`` keeps the index on disk (re-opening it and
         adding the same documents again is a no-op). ``index_kwargs`` go to ``MiniRAGIndex``
         (``chroma_url``, ``settings``, ``extractor``, ...); other ``kwargs`` are retriever
-        fields (``k``, ``mode``, ``token_budget``, ``tags``, ...).
+        fields (``k``, ``mode``, ``token_budget``, ``tags``, ...). ``workers=N`` extracts and
+        embeds in N processes (models that pickle: the embedded default does).
         """
         documents = list(documents)
         if not documents:
             raise ValueError("from_documents got no documents: nothing to index (check the path you loaded from)")
-        index = cls.build_index(llm, embeddings, persist_directory, **dict(index_kwargs or {}))
+        index = cls.build_index(llm, embeddings, persist_directory, **{"workers": workers, **dict(index_kwargs or {})})
         retriever = cls(index=index, **kwargs)
         retriever.add_documents(documents, ids=ids)
         return retriever
@@ -177,7 +178,8 @@ class MiniRAGRetriever(BaseRetriever):
     def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
                    ids: Sequence[str] | None = None, llm: BaseChatModel | LLMBackend | None = None,
                    embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
-                   *, index_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> "MiniRAGRetriever":
+                   *, index_kwargs: dict[str, Any] | None = None, workers: int = 1,
+                   **kwargs: Any) -> "MiniRAGRetriever":
         """Like :meth:`from_documents`, from plain texts and optional metadata dicts."""
         texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
@@ -185,7 +187,7 @@ class MiniRAGRetriever(BaseRetriever):
         documents = [Document(page_content=t, metadata=dict(metadatas[i]) if metadatas else {})
                      for i, t in enumerate(texts)]
         return cls.from_documents(documents, llm=llm, embeddings=embeddings, persist_directory=persist_directory,
-                                  ids=ids, index_kwargs=index_kwargs, **kwargs)
+                                  ids=ids, index_kwargs=index_kwargs, workers=workers, **kwargs)
 
     # -- writes --------------------------------------------------------------------------------
     def add_documents(self, documents: Iterable[Document], ids: Sequence[str] | None = None) -> list[str]:

@@ -112,6 +112,9 @@ def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
 #: for them: 16.8 ms for a sentence with five names against 36.9 ms, and 29.8 ms on NumPy, one
 #: thread each: ``benchmarks/scale/bench_embed.py``); on the NumPy fallback they run on torch in float32
 #: instead, as NumPy would compute them, but faster per question
+#: With torch loaded and ONNX Runtime present, batches of short texts of any size (entity names,
+#: relation texts, type descriptions while indexing) stay on the encoder too unless ``bf16``: 1.3-1.8x
+#: faster than torch float32 at one thread each, cosine >= 0.9999999 (``benchmarks/scale/bench_ingest.py``)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _QUERY_BATCH = 8
@@ -159,6 +162,16 @@ class SentenceTransformerEmbedder:
         self._torch_loaded = False
         self._cache = _LRU(cache_size)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its settings (an index's worker processes rebuild it from them)."""
+        return {"model_path": self.model_path, "name": self.name, "batch_size": self.batch_size,
+                "cache_size": self._cache.size, "bf16": self.bf16}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["model_path"], batch_size=state["batch_size"], cache_size=state["cache_size"],
+                      bf16=state["bf16"])
+        self.name = state["name"]
+
     @property
     def _model(self) -> Any:
         """The sentence-transformers model (torch), loaded on first use."""
@@ -178,8 +191,11 @@ class SentenceTransformerEmbedder:
         query_sized = short and len(texts) <= _QUERY_BATCH
         with self._lock:  # torch modules are not re-entrant across threads (the small encoder is)
             small = short and len(texts) <= _SMALL_BATCH
-            if small and self._torch_loaded:  # torch takes more than a query; a query too if NumPy is all else
-                small = query_sized and self._small_encoder().forward.runtime != "numpy"
+            if short and (self._torch_loaded or not small):
+                onnx = self._small_encoder().forward.runtime != "numpy"
+                # index batches of names on ONNX Runtime (see _SMALL_BATCH); torch takes more than a
+                # query on the NumPy fallback or with bf16, and a query too if NumPy is all else
+                small = onnx and (query_sized or not self.bf16) if self._torch_loaded else onnx and not self.bf16
             if not small:
                 return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
             encoder = self._small_encoder()

@@ -200,6 +200,13 @@ class EntityTyper:
         self._cache: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def type_vectors(self) -> np.ndarray:
         """Description vectors (n_types, dim); prototypes are embedded alongside, once."""

@@ -17,21 +17,30 @@ logger = logging.getLogger("minirag_core")
 def extract_cached(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk]) -> list[ExtractionResult | None]:
     """Extraction results per chunk, from the cache where this extractor (the same rules,
     models and prompts: :func:`~.extraction.identity.cache_identity`) has seen the chunk."""
-    name = cache_identity(extractor)
-    results: dict[str, ExtractionResult | None] = {}
-    missing = []
-    for chunk in chunks:
-        cached = cache.get(name, chunk.id)
-        if cached is not None:
-            results[chunk.id] = ExtractionResult.from_json(json.loads(cached))
-        else:
-            missing.append(chunk)
+    found = cached_results(extractor, cache, chunks)
+    missing = [i for i, result in enumerate(found) if result is None]
     if missing:
-        for chunk, result in zip(missing, extract_isolating_failures(extractor, missing)):
-            results[chunk.id] = result
-            if result is not None:
-                cache.put(name, chunk.id, False, json.dumps(result.to_json()))
-    return [results[c.id] for c in chunks]
+        results = extract_isolating_failures(extractor, [chunks[i] for i in missing])
+        store_results(extractor, cache, [chunks[i] for i in missing], results)
+        for i, result in zip(missing, results):
+            found[i] = result
+    return found
+
+
+def cached_results(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk]) -> list[ExtractionResult | None]:
+    """Each chunk's cached result by this extractor, None where it has none."""
+    name = cache_identity(extractor)
+    found = [cache.get(name, chunk.id) for chunk in chunks]
+    return [ExtractionResult.from_json(json.loads(f)) if f is not None else None for f in found]
+
+
+def store_results(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk],
+                  results: list[ExtractionResult | None]) -> None:
+    """Cache the results of ``chunks`` (a failed chunk's None is not cached: a re-run tries again)."""
+    name = cache_identity(extractor) if chunks else ""
+    for chunk, result in zip(chunks, results):
+        if result is not None:
+            cache.put(name, chunk.id, False, json.dumps(result.to_json()))
 
 
 def extract_isolating_failures(extractor: Extractor, chunks: list[Chunk]) -> list[ExtractionResult | None]:

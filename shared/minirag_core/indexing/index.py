@@ -14,13 +14,15 @@ from minirag_core.graph.aliases import consolidate_for_store as consolidate_alia
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from minirag_core.indexing.cached_extraction import extract_cached
 from minirag_core.indexing.default_models import default_models
-from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS, iter_chunks
+from minirag_core.indexing.batching import INSERT_BATCH_CHUNKS, Entry, batch_chunks, iter_batches
+from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
 from minirag_core.concurrency import ReadWriteLock
 from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, DocumentInput, InsertReport, content_hash, validate_documents
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
-from minirag_core.indexing.progress import DocumentProgress
+from minirag_core.indexing.progress import InsertProgress
+from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, prepared_batches
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
@@ -42,7 +44,6 @@ __all__ = ["Answer", "CoreSources", "DocumentRecord", "IndexSettingsMismatch", "
 logger = logging.getLogger("minirag_core")
 
 SCHEMA_VERSION = 1
-INSERT_BATCH_CHUNKS = 64
 TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
@@ -60,7 +61,9 @@ class MiniRAGIndex:
     answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph is the
     embedded networkx store unless ``graph_backend="sqlite"`` (a file: the graph need not fit in
     memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
-    workdir reopens with the store it was built with."""
+    workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
+    processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
+    this process writes, with the same result (``indexing/workers.py``)."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -69,7 +72,8 @@ class MiniRAGIndex:
                  graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-                 show_progress: bool = False, lock_timeout: float | None = None) -> None:
+                 show_progress: bool = False, lock_timeout: float | None = None, workers: int = 1,
+                 worker_backend: str = "process") -> None:
         self.workdir = Path(workdir) if workdir is not None else None
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
@@ -84,6 +88,7 @@ class MiniRAGIndex:
         self.index_relations = index_relations
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
+        self.workers, self.worker_backend = workers, worker_backend
         self._check_manifest()
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
@@ -211,38 +216,27 @@ class MiniRAGIndex:
             else:
                 report.inserted.append(document.id)
             pending.append((document, digest))
-        progress = DocumentProgress(sum(len(d.text) for d, _ in pending),
-                                    enabled=self.show_progress if show_progress is None else show_progress)
-        batch: list[tuple[Document, str, list[Chunk], bool]] = []
-        for document, digest in pending:
-            chunks: list[Chunk] = []
-            for chunk in iter_chunks(document, self.embedder, chunk_tokens=self.chunk_tokens,
-                                     overlap_tokens=self.chunk_overlap):
-                chunks.append(chunk)
-                if len(chunks) >= INSERT_BATCH_CHUNKS:  # a long document: saved piece by piece
-                    if batch:  # whole documents first, so a batch never ends inside a short one
-                        self._insert_batch(batch, progress, report)
-                        batch = []
-                    self._insert_batch([(document, digest, chunks, False)], progress, report)
-                    chunks = []
-            batch.append((document, digest, chunks, True))
-            if sum(len(c) for _, _, c, _ in batch) >= INSERT_BATCH_CHUNKS:
-                self._insert_batch(batch, progress, report)
-                batch = []
-        if batch:
-            self._insert_batch(batch, progress, report)
+        progress = InsertProgress([d for d, _ in pending], self.show_progress if show_progress is None
+                                  else show_progress)
+        batches = iter_batches(pending, self.embedder, chunk_tokens=self.chunk_tokens, chunk_overlap=self.chunk_overlap,
+                               batch_chunks=INSERT_BATCH_CHUNKS)
+        with prepared_batches(batches, batch_chunks, self._extract, extractor=self.extractor, embedder=self.embedder,
+                              cache=self.extraction_cache, workers=self.workers, backend=self.worker_backend,
+                              index_relations=self.index_relations) as prepared:
+            for batch, ready in prepared:
+                self._insert_batch(batch, ready, report)
+                progress.update(batch)
         progress.close()
         return report
 
     def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         return extract_cached(self.extractor, self.extraction_cache, chunks)
 
-    def _insert_batch(self, batch: list[tuple[Document, str, list[Chunk], bool]], progress: DocumentProgress,
-                      report: InsertReport) -> None:
-        """Extract, add and save a batch: whole documents and pieces of long ones (``complete``
+    def _insert_batch(self, batch: list[Entry], prepared: Prepared, report: InsertReport) -> None:
+        """Add and save an extracted batch: whole documents and pieces of long ones (``complete``
         False until a document's last piece; an unfinished one has no hash, so a re-run redoes it)."""
-        chunks = [c for _, _, doc_chunks, _ in batch for c in doc_chunks]
-        found = self._extract(chunks)
+        chunks = batch_chunks(batch)
+        found = prepared.extractions
         for chunk, extraction in zip(chunks, found):
             if extraction is None:
                 report.failed_chunks[chunk.id] = chunk.doc_id
@@ -268,8 +262,13 @@ class MiniRAGIndex:
             moved = consolidate_aliases(self.graph_store, g, touched_entities, [c.id for c in chunks])
             touched_entities |= moved.entities
             touched_edges |= moved.edges
-            sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,
-                         index_relations=self.index_relations)
+            if prepared.vectors:  # what a worker embedded is not embedded again
+                self.vectors.embedder = PrecomputedEmbedder(self.embedder, prepared.vectors)
+            try:
+                sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,
+                             index_relations=self.index_relations)
+            finally:
+                self.vectors.embedder = self.embedder
             added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]  # moves: whole
             self.graph_store.save(Change([c.id for c in chunks] + sorted(moved.chunks) + sorted(touched_entities),
                                          touched_edges | moved.mentions, {"documents": [d.id for d, _, _, _ in batch]},
@@ -277,8 +276,6 @@ class MiniRAGIndex:
             self._after_write()
         if self.token_cache is not None:  # after the save: a crash before leaves them to the first query
             self.token_cache.put(dict(zip([c.id for c in chunks], tokenize([c.text for c in chunks]))))
-        for document, _, doc_chunks, complete in batch:
-            progress.advance(document.id, len(document.text), sum(len(c.text) for c in doc_chunks), complete)
         report.chunks += len(chunks)
         report.unparsed_records += sum(e.unparsed_records for e in extractions)
 

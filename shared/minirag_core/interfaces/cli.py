@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="document ids are file paths relative to this folder "
                                   "(default: the folder holding every PATH, so ids keep the folder name)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--workers", type=_positive_int, default=1,
+                   help="processes that extract and embed while this one writes (default: 1)")
+    p.add_argument("--worker-backend", choices=("process", "ray"), default="process",
+                   help="where the workers run (default: process); ray: tasks on the Ray cluster at "
+                        "$RAY_ADDRESS (needs the ray extra)")
     _stores(p, creates=True), _model(p)
     p = _command(sub, "query", f"{commands}:cmd_query", "retrieve chunks and reasoning paths for a question")
     _retrieval(p), _stores(p)

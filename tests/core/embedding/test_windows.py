@@ -261,9 +261,10 @@ def test_queries_run_on_torch_in_float32_once_it_is_loaded_on_the_numpy_fallback
     assert seen == [False, True]
 
 
-def test_queries_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> None:
-    """On ONNX Runtime (faster than torch for a query) a query and its entities stay on the
-    small-batch encoder after ``load_torch``; batches beyond query size go to torch."""
+def test_short_texts_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> None:
+    """On ONNX Runtime (faster than torch for short texts) a query and its entities, and an
+    index batch of names of any size, stay on the small-batch encoder after ``load_torch``;
+    long texts go to torch, and so do batches beyond a query's size where bfloat16 is on."""
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
     monkeypatch.delenv("MINIRAG_BERT_RUNTIME", raising=False)
@@ -277,8 +278,13 @@ def test_queries_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> None:
     monkeypatch.setattr(embedder, "_encode_torch", lambda batch, bf16=None: seen.append(len(batch)) or original(batch, bf16))
     after = embedder._encode(texts)
     assert seen == [] and np.abs(after - before).max() < 1e-6
-    on_torch = embedder._encode(texts * 3)
-    assert seen == [9] and np.abs(on_torch[:3] - before).max() < 1e-5
+    names = embedder._encode([f"{t} {i}" for i in range(200) for t in texts[1:]])  # 400 names: one index batch
+    assert seen == [] and names.shape == (400, embedder.dim)
+    long = embedder._encode([texts[0] * 12, texts[1]])
+    assert seen == [2] and np.abs(long[1] - before[1]).max() < 1e-5
+    embedder.bf16 = True
+    embedder._encode(texts * 3)
+    assert seen == [2, 9]
 
 
 def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:

@@ -85,3 +85,25 @@ def test_delete_removes_the_document(tmp_path, capsys):
     capsys.readouterr()
     assert main(["info", "--workdir", str(wd)]) == 0
     assert json.loads(capsys.readouterr().out)["documents"] == 1
+
+
+def test_index_workers_reach_the_index(monkeypatch, tmp_path) -> None:
+    """``minirag index --workers N`` opens the index with N workers (0 is refused)."""
+    from minirag_core.interfaces import cli
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_index(workdir, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr("minirag_core.indexing.index.MiniRAGIndex", fake_index)
+    (tmp_path / "a.md").write_text("# A\n\nSome text.", encoding="utf-8")
+    with pytest.raises(Stop):
+        cli.main(["index", str(tmp_path / "a.md"), "--workdir", str(tmp_path / "wd"), "--workers", "3"])
+    assert seen["workers"] == 3 and seen["worker_backend"] == "process"
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["index", "x", "--workers", "0"])

@@ -1,0 +1,236 @@
+"""What the graph costs over the dense index a user would otherwise build, on three text shapes.
+
+    PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py                 # all shapes
+    PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py --shapes docs --limit 10
+    PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py --shapes docs --workers 1,2
+
+Per shape, the same documents go through (a) ``MiniRAGIndex.insert`` (offline extraction, graph,
+entity / relation / chunk vectors, saves) and (b) a dense-only index: the same chunks, embedded as
+the same windows by the same model and threads into embedded Chroma (``VectorIndex`` over
+``ChromaVectorStore``, as a plain vector index would store them). Runs interleave (b, a, a, b, ...)
+so machine load hits both alike; the figures are kchar/s of each and the ratio of their times
+(min and median over ``--repeat``), and the profile of (a)'s last run: exclusive seconds per phase
+(``ingest_profile.py``). Shapes: chat (LiHuaWorld sessions), passages (HotpotQA-100), docs (the
+Markdown pages of ``pydantic_docs/corpus``, read as ``minirag index`` reads a folder).
+Model loads (torch, spaCy) happen once before the first timed run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.common import configure_threads, machine_info  # noqa: E402
+from benchmarks.scale.ingest_profile import PhaseTimer  # noqa: E402
+
+SHAPES = {"chat": "lihuaworld", "passages": "hotpotqa_100", "docs": "pydantic_docs"}
+
+
+def load_shape(shape: str, root: Path) -> list[Any]:
+    """The documents of one shape: a development set, or a folder of Markdown pages."""
+    from minirag_core.types import Document
+
+    name = SHAPES[shape]
+    if shape == "docs":
+        from minirag_core.indexing.file_reading import collect_files, read_document
+
+        folder = root / name / "corpus"
+        docs = []
+        for path in collect_files([folder]).readable:
+            text, _ = read_document(path)
+            if text is not None:
+                rel = path.relative_to(folder).as_posix()
+                docs.append(Document(id=rel, text=text, metadata={"source": rel}))
+        return docs
+    from benchmarks.quality import devsets
+
+    return devsets.load(name, root).documents
+
+
+def new_embedder() -> Any:
+    """A fresh embedder (its own LRU of short texts) over the process's loaded model."""
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    embedder.load_torch()
+    return embedder
+
+
+def warm_up() -> None:
+    from minirag_core.extraction.nlp import load_model
+
+    embedder = new_embedder()
+    embedder.embed(["warm up " * 50] * 4 + ["warm"] * 2)
+    load_model()
+
+
+def build_dense(docs: list[Any], workdir: Path) -> dict[str, Any]:
+    """(b): the same chunks and windows into embedded Chroma, 64 chunks per write like (a)."""
+    from minirag_core.indexing.chunking import iter_chunks
+    from minirag_core.search.vectors import CHUNKS, VectorIndex
+    from minirag_core.storage.chroma_store import ChromaVectorStore
+
+    embedder = new_embedder()
+    timer = PhaseTimer()
+    start = time.perf_counter()
+    vectors = VectorIndex(ChromaVectorStore(workdir / "chroma"), embedder)
+    with timer.installed(embedder, vectors.store):
+        batch: list[Any] = []
+
+        def flush() -> None:
+            with timer.phase("vectors: chunks"):
+                vectors.upsert(CHUNKS, [c.id for c in batch], [c.text for c in batch],
+                               [{"doc_id": c.doc_id} for c in batch])
+            batch.clear()
+
+        chunks = 0
+        for doc in docs:
+            for chunk in timer.wrap(iter_chunks, "chunking")(doc, embedder):
+                batch.append(chunk)
+                chunks += 1
+                if len(batch) >= 64:
+                    flush()
+        if batch:
+            flush()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "chunks": chunks, "profile": timer.rows(seconds)}
+
+
+def build_minirag(docs: list[Any], workdir: Path, workers: int = 1) -> dict[str, Any]:
+    """(a): ``MiniRAGIndex.insert`` of the documents into a fresh workdir."""
+    from minirag_core.indexing.index import MiniRAGIndex
+
+    embedder = new_embedder()
+    timer = PhaseTimer()
+    start = time.perf_counter()
+    with timer.phase("open index"):
+        kwargs = {"workers": workers} if workers != 1 else {}
+        index = MiniRAGIndex(workdir, embedder=embedder, **kwargs)
+    with timer.installed(embedder, index.vectors.store), timer.phase("insert (rest: batching, waiting on extraction)"):
+        index.insert(docs)
+    seconds = time.perf_counter() - start
+    stats = index.stats()
+    return {"seconds": seconds, "chunks": stats["chunks"], "stats": stats, "profile": timer.rows(seconds),
+            "state": index_state(index)}
+
+
+def index_state(index: Any) -> tuple[str, dict[str, np.ndarray]]:
+    """A digest of the whole graph (every node, edge and attribute) and every vector by id."""
+    import networkx as nx
+
+    from minirag_core.search.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS
+    from minirag_core.storage.graph_stores import whole_graph
+
+    data = nx.node_link_data(whole_graph(index.graph_store), edges="edges")
+    nodes = sorted(json.dumps(n, sort_keys=True, default=str) for n in data["nodes"])
+    edges = sorted(json.dumps({**e, "source": min(e["source"], e["target"]), "target": max(e["source"], e["target"])},
+                              sort_keys=True, default=str) for e in data["edges"])
+    digest = hashlib.sha256("\n".join(nodes + edges).encode()).hexdigest()
+    vectors: dict[str, np.ndarray] = {}
+    for collection in (CHUNKS, ENTITIES, RELATIONS, WINDOWS):
+        ids = sorted(index.vectors.store.ids(collection))
+        found = index.vectors.store.get_embeddings(collection, ids) if ids else {}
+        vectors.update({f"{collection}/{i}": np.asarray(v) for i, v in found.items()})
+    return digest, vectors
+
+
+def compare_states(a: tuple[str, dict[str, np.ndarray]], b: tuple[str, dict[str, np.ndarray]]) -> str:
+    """Whether two builds hold the same graph, and how far apart their vectors are."""
+    same_ids = a[1].keys() == b[1].keys()
+    diff = max((float(np.abs(a[1][k] - b[1][k]).max()) for k in a[1].keys() & b[1].keys()), default=0.0)
+    return (f"graph {'identical' if a[0] == b[0] else 'DIFFERENT'}, vector ids {'identical' if same_ids else 'DIFFERENT'}"
+            f" ({len(a[1])}), largest vector difference {diff:.1e}")
+
+
+def _summary(times: list[float]) -> str:
+    return f"min {min(times):.1f} s, median {statistics.median(times):.1f} s"
+
+
+def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> dict[str, Any]:
+    chars = sum(len(d.text) for d in docs)
+    runs: dict[str, list[dict[str, Any]]] = {"dense": [], **{f"minirag-w{w}": [] for w in workers}}
+    systems = list(runs)
+    for rep in range(repeat):
+        order = systems if rep % 2 == 0 else systems[::-1]
+        for system in order:
+            with tempfile.TemporaryDirectory(prefix="minirag-bench-ingest-") as tmp:
+                if system == "dense":
+                    found = build_dense(docs, Path(tmp))
+                else:
+                    found = build_minirag(docs, Path(tmp) / "index", int(system.split("-w")[1]))
+            runs[system].append(found)
+            print(f"  [{shape} run {rep + 1}] {system}: {found['seconds']:.1f} s, {found['chunks']} chunks, "
+                  f"{chars / found['seconds'] / 1e3:.2f} kchar/s", flush=True)
+    dense = [r["seconds"] for r in runs["dense"]]
+    out: dict[str, Any] = {"shape": shape, "documents": len(docs), "chars": chars, "dense_seconds": dense}
+    print(f"\n{shape}: {len(docs)} documents, {chars / 1e3:.0f} kchar, {runs['dense'][0]['chunks']} chunks")
+    print(f"  (b) dense-only     {chars / min(dense) / 1e3:6.2f} kchar/s  ({_summary(dense)})")
+    for system in systems[1:]:
+        mini = [r["seconds"] for r in runs[system]]
+        ratios = [m / d for m, d in zip(mini, dense)]  # pairs run back to back
+        for run in runs[system][:-1]:
+            run.pop("state", None)  # only the last build's is compared
+        out[system] = {"seconds": mini, "ratios": ratios, "stats": runs[system][-1]["stats"],
+                       "profile": runs[system][-1]["profile"]}
+        print(f"  (a) {system:<14} {chars / min(mini) / 1e3:6.2f} kchar/s  ({_summary(mini)}); "
+              f"a/b ratio min {min(ratios):.2f}, median {statistics.median(ratios):.2f}")
+    if len(workers) > 1:
+        base = [r["seconds"] for r in runs[f"minirag-w{workers[0]}"]]
+        for w in workers[1:]:
+            ratios = [b / m for b, m in zip(base, out[f"minirag-w{w}"]["seconds"])]
+            print(f"  workers={w} vs workers={workers[0]}: speed-up min {min(ratios):.2f}, "
+                  f"median {statistics.median(ratios):.2f}; index: "
+                  + compare_states(runs[f"minirag-w{workers[0]}"][-1]["state"], runs[f"minirag-w{w}"][-1]["state"]))
+    last_a = runs[systems[1]][-1]
+    print(f"  profile of (a) {systems[1]} (last run, {last_a['seconds']:.1f} s; exclusive seconds)"
+          f" beside (b) ({runs['dense'][-1]['seconds']:.1f} s):")
+    dense_profile = dict(runs["dense"][-1]["profile"])
+    for name, seconds in last_a["profile"]:
+        if seconds >= 0.05:
+            beside = f"   (b) {dense_profile[name]:6.1f}" if name in dense_profile else ""
+            print(f"    {name:<34} {seconds:7.1f} s  {100 * seconds / last_a['seconds']:5.1f} %{beside}")
+    print(f"  graph: {last_a['stats']}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--shapes", default="chat,passages,docs", help="comma-separated: chat, passages, docs")
+    p.add_argument("--data-root", type=Path, default=None, help="folder of the data sets (default: devsets')")
+    p.add_argument("--limit", type=int, default=None, help="first N documents of each shape")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each system, interleaved")
+    p.add_argument("--workers", default="1", help="MiniRAG index workers to compare, e.g. 1,2")
+    p.add_argument("--threads", type=int, default=1, help="torch threads for both systems (0: torch's default)")
+    p.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = p.parse_args(argv)
+    configure_threads(args.threads)
+    from benchmarks.quality import devsets
+
+    root = args.data_root or devsets.DATA_ROOT
+    workers = [int(w) for w in args.workers.split(",")]
+    warm_up()
+    info = machine_info()
+    print(f"machine: {info.get('cpu', '')} load {info.get('load_average', '')}")
+    results = []
+    for shape in args.shapes.split(","):
+        docs = load_shape(shape, root)[: args.limit] if args.limit else load_shape(shape, root)
+        results.append(run_shape(shape, docs, args.repeat, workers))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"results": results, "machine": info}, indent=1, default=str))
+    return {"results": results}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""``worker_backend="ray"``: batches as tasks on a local Ray cluster (loopback), written through
+the server stores (a Chroma server and FalkorDB), give the in-process index."""
+
+from __future__ import annotations
+
+import pytest
+
+from minirag_core.indexing import index as index_module
+from minirag_core.indexing.index import MiniRAGIndex
+
+from core.indexing.test_workers import assert_same_index, corpus
+from core.storage.test_falkordb_store import FalkorDBServer
+from servers import ChromaServer, chroma_executable, free_port
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    if chroma_executable() is None:
+        pytest.fail("the chroma executable is not installed")
+    root = tmp_path_factory.mktemp("ray-servers")
+    chroma = ChromaServer(root / "chroma", free_port(), root / "chroma.log")
+    falkordb = FalkorDBServer(root / "falkordb", free_port(), root / "falkordb.log")
+    chroma.start()
+    falkordb.start()
+    yield chroma, falkordb
+    falkordb.stop()
+    chroma.stop()
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             _node_ip_address="127.0.0.1")
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_tasks_build_the_in_process_index(tmp_path, monkeypatch, embedder, servers, local_ray) -> None:
+    chroma, falkordb = servers
+    monkeypatch.setattr(index_module, "INSERT_BATCH_CHUNKS", 6)
+    here = MiniRAGIndex(tmp_path / "here", embedder=embedder)
+    here.insert(corpus())
+    on_ray = MiniRAGIndex(tmp_path / "ray", embedder=embedder, workers=2, worker_backend="ray",
+                          chroma_url=chroma.url, falkordb_url=f"{falkordb.url}/ray")
+    report = on_ray.insert(corpus())
+    assert not report.failed_chunks and report.chunks == here.stats()["chunks"]
+    assert not (tmp_path / "ray" / "chroma").exists()  # the vectors are on the server
+    assert_same_index(here, on_ray)

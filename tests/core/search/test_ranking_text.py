@@ -1,0 +1,29 @@
+"""What a chunk is embedded as: its text, plus only the entity descriptions that say more."""
+
+from __future__ import annotations
+
+from minirag_core.search.vectors import chunk_ranking_text
+
+TEXT = "Ada Lovelace wrote the notes.\n  She worked with   Charles Babbage. The engine was never built."
+MARKDOWN = "## Install\n\nRun `pip install minirag` and then **index** a folder with the `minirag` command.\n"
+CHAT = "LiHua: Hey! I have arrived in the city, shall we grab lunch on the 8th?\nAdamSmith: Sure, see you then!"
+
+
+def test_descriptions_quoting_the_chunk_add_nothing() -> None:
+    quoted = ["Ada Lovelace wrote the notes. She worked with Charles Babbage.",  # two sentences, whitespace aside
+              "She worked with Charles Babbage. The engine was ne…",  # trimmed by the extractor
+              "Charles Babbage",
+              "She worked with Charles Babbage. | The engine was never built."]  # two records of one entity
+    assert chunk_ranking_text(TEXT, quoted) == TEXT
+    assert chunk_ranking_text(MARKDOWN, ["Run pip install minirag and then index a folder with the minirag command."]
+                              ) == MARKDOWN  # markup aside
+    assert chunk_ranking_text(MARKDOWN, ["Run pip install minirag and then index a fo…"]) == MARKDOWN  # cut short
+
+
+def test_descriptions_that_say_more_are_appended_once() -> None:
+    new = "A model's summary: the first published algorithm."
+    partly = "The engine was never built. | It was designed in 1837 by the English polymath in London."
+    assert chunk_ranking_text(TEXT, [new, "", new, partly, "Charles Babbage"]) == f"{TEXT}\n{new}\n{partly}"
+    assert chunk_ranking_text(TEXT, ["Ada wrote"]) == f"{TEXT}\nAda wrote"  # words, not a run of them
+    labelled = "Li Hua: Hey! I have arrived in the city, shall we grab lunch on the 8th?"
+    assert chunk_ranking_text(CHAT, [labelled]) == f"{CHAT}\n{labelled}"  # it names the speaker as the chunk does not
