@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from minirag_core.indexing.workers import Prepared, prepare_in_worker
+from minirag_core.indexing.workers import Prepared, init_worker, prepare_in_worker
 from minirag_core.types import Chunk
 
 #: CPUs a task asks for; torch in the task uses as many threads
@@ -22,19 +22,27 @@ def _ray() -> Any:
     return ray
 
 
+def _prepare_task(key: str, state_ref: list[Any], chunks: list[Chunk]) -> Prepared:
+    """A task: this worker keeps the extractor and embedder of ``state_ref`` (fetched once per
+    worker process, by the object's id), then prepares ``chunks``."""
+    init_worker(key, _ray().get(state_ref[0]), TASK_CPUS)
+    return prepare_in_worker(key, chunks)
+
+
 class RayPool:
     """Batches as Ray tasks; the extractor and embedder go to the object store once."""
 
-    def __init__(self, payload: bytes) -> None:
+    def __init__(self, state: tuple[Any, Any, bool]) -> None:
         ray = _ray()
         if not ray.is_initialized():
             ray.init(log_to_driver=False)
         self._ray = ray
-        self._payload = ray.put(payload)
-        self._task = ray.remote(num_cpus=TASK_CPUS, max_retries=2)(prepare_in_worker)
+        ref = ray.put(state)
+        self._key, self._state = f"ray-{ref.hex()}", [ref]  # in a list: handed on, not resolved, per task
+        self._task = ray.remote(num_cpus=TASK_CPUS, max_retries=2)(_prepare_task)
 
     def submit(self, chunks: list[Chunk]) -> Callable[[], Prepared]:
-        ref = self._task.remote(self._payload, TASK_CPUS, chunks)
+        ref = self._task.remote(self._key, self._state, chunks)
         return lambda: self._ray.get(ref)
 
     def close(self) -> None:

@@ -12,9 +12,7 @@ other batch shapes (cosine >= 0.99999 per vector).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import pickle
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -100,35 +98,39 @@ def prepare(extractor: Extractor, embedder: Embedder, chunks: list[Chunk], index
 
 
 # -- worker processes -------------------------------------------------------------------------
+#: this worker process's extractor, embedder and index_relations, set once by ``init_worker``
 _STATE: dict[str, tuple[Extractor, Embedder, bool]] = {}
 
 
-def worker_payload(extractor: Extractor, embedder: Embedder, index_relations: bool) -> bytes:
-    """What a worker rebuilds its extractor and embedder from (one pickle, so an embedder the
-    extractor shares stays one object)."""
+def worker_state(extractor: Extractor, embedder: Embedder, index_relations: bool) -> tuple[Extractor, Embedder, bool]:
+    """What a worker is started with, checked to travel to another process (the pool and Ray
+    serialise it themselves; one tuple, so an embedder the extractor shares stays one object)."""
     try:
-        return pickle.dumps((extractor, embedder, index_relations))
+        from multiprocessing.reduction import ForkingPickler  # what the pool will send it with
+
+        ForkingPickler.dumps((extractor, embedder, index_relations))
     except Exception as exc:  # noqa: BLE001 - pickle raises several types
         raise ValueError(f"workers > 1 needs an extractor and embedder that pickle ({exc}); "
                          "use workers=1 with this one") from exc
+    return extractor, embedder, index_relations
 
 
-def _state(payload: bytes, threads: int) -> tuple[Extractor, Embedder, bool]:
-    key = hashlib.sha256(payload).hexdigest()
-    if key not in _STATE:
-        try:
-            import torch
+def init_worker(key: str, state: tuple[Extractor, Embedder, bool], threads: int) -> None:
+    """Keep ``state`` for this process's batches, with torch on ``threads`` threads."""
+    if key in _STATE:
+        return
+    try:
+        import torch
 
-            torch.set_num_threads(max(1, threads))
-        except ImportError:  # pragma: no cover - an embedder without torch
-            pass
-        _STATE[key] = pickle.loads(payload)
-    return _STATE[key]
+        torch.set_num_threads(max(1, threads))
+    except ImportError:  # pragma: no cover - an embedder without torch
+        pass
+    _STATE[key] = state
 
 
-def prepare_in_worker(payload: bytes, threads: int, chunks: list[Chunk]) -> Prepared:
-    """``prepare`` with the extractor and embedder of ``payload`` (unpickled once per process)."""
-    extractor, embedder, index_relations = _state(payload, threads)
+def prepare_in_worker(key: str, chunks: list[Chunk]) -> Prepared:
+    """``prepare`` with the extractor and embedder this process was started with."""
+    extractor, embedder, index_relations = _STATE[key]
     return prepare(extractor, embedder, chunks, index_relations)
 
 
@@ -141,16 +143,18 @@ class Pool(Protocol):
 class ProcessPool:
     """``workers`` spawned processes (spawn: no fork of a process holding torch and Chroma threads)."""
 
-    def __init__(self, payload: bytes, workers: int) -> None:
+    KEY = "process"
+
+    def __init__(self, state: tuple[Extractor, Embedder, bool], workers: int) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.payload = payload
-        self.threads = max(1, (os.cpu_count() or 1) // workers)
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=init_worker, initargs=(self.KEY, state, threads))
 
     def submit(self, chunks: list[Chunk]) -> Callable[[], Prepared]:
-        return self._pool.submit(prepare_in_worker, self.payload, self.threads, chunks).result
+        return self._pool.submit(prepare_in_worker, self.KEY, chunks).result
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -199,13 +203,13 @@ def prepared_batches(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]]
         return
     from minirag_core.indexing.cached_extraction import cached_results, store_results
 
-    payload = worker_payload(extractor, embedder, index_relations)
+    state = worker_state(extractor, embedder, index_relations)
     if backend == "ray":
         from minirag_core.indexing.ray_backend import RayPool
 
-        pool: Pool = RayPool(payload)
+        pool: Pool = RayPool(state)
     else:
-        pool = ProcessPool(payload, workers)
+        pool = ProcessPool(state, workers)
     try:
         yield pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
                         lambda chunks, found: store_results(extractor, cache, chunks, found), pool, max(1, workers))
