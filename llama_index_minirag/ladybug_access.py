@@ -73,6 +73,12 @@ class LadybugAccess(StoreAccess):
         chunks = [ChunkNode(id_=cid, text=text, properties=json.loads(props)) for cid, text, props in self._rows(
             "SELECT id, text, props FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq",
             json_ids)]
+        if len(chunks) < len(present):
+            raise RuntimeError(
+                f"{len(present) - len(chunks)} of the Ladybug database's {len(present)} chunks have no MiniRAG "
+                f"records in {self.path}: they were written through a store object MiniRAG did not watch; "
+                "open the store with llama_index_minirag.ladybug_store(path) (or call "
+                "llama_index_minirag.store_watch.watch(store)) before indexing")
         triplets: list[Triplet] = []
         for chunk, entity, name, props in self._rows(
                 "SELECT m.chunk, m.entity, m.name, m.props FROM mentions m JOIN chunks c ON c.id = m.chunk "

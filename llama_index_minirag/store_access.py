@@ -103,7 +103,7 @@ class FalkorDBAccess(StoreAccess):
 
     def _chunks(self, where: str = "", params: Optional[dict[str, Any]] = None) -> list[ChunkNode]:
         rows = self._query(f"MATCH (c:{self.CHUNK}) {where} RETURN c.id, c.text, c {{.*, embedding: NULL, "
-                           "id: NULL, text: NULL}} ORDER BY id(c)", params)
+                           "id: NULL, text: NULL} ORDER BY id(c)", params)
         return [ChunkNode(id_=cid, text=text or "", properties={k: v for k, v in props.items() if v is not None})
                 for cid, text, props in rows]
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import functools
 import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from llama_index.core.graph_stores.types import ChunkNode
+from llama_index.core.graph_stores.types import ChunkNode, EntityNode
 
-__all__ = ["watch", "write_count", "Write", "writes_since", "watched_access", "written_items", "explained"]
+__all__ = ["watch", "write_count", "Write", "writes_since", "watched_access", "written_items", "explained",
+           "ForeignExtractionWarning"]
 
 #: the write methods of LlamaIndex's ``PropertyGraphStore``
 WRITE_METHODS = ("upsert_nodes", "upsert_relations", "upsert_llama_nodes", "delete", "delete_llama_nodes")
@@ -95,6 +97,29 @@ class _Outermost:
         _DEPTH.n -= 1
 
 
+class ForeignExtractionWarning(UserWarning):
+    """Entities without MiniRAG's records written to a store MiniRAG reads."""
+
+
+_WARNED = "_minirag_warned_foreign"
+
+
+def _check_foreign(store: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Warn (once per store) when entity nodes without MiniRAG's records are written: an insert
+    through LlamaIndex's default kg extractors, which MiniRAG retrieval ignores."""
+    if name != "upsert_nodes" or getattr(store, _WARNED, False):
+        return
+    items = written_items(args, kwargs)
+    if isinstance(items, (list, tuple)) and any(
+            isinstance(n, EntityNode) and "entity_id" not in (n.properties or {}) for n in items):
+        setattr(store, _WARNED, True)
+        warnings.warn(
+            "entities without MiniRAG records are being written to a MiniRAG graph (LlamaIndex's default kg "
+            "extractors?): MiniRAG retrieval ignores them. Insert through MiniRAG: "
+            "llama_index_minirag.open_property_graph(store) or PropertyGraphIndex.from_existing(store, "
+            "**minirag_index_kwargs())", ForeignExtractionWarning, stacklevel=4)
+
+
 def _finish(store: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], done: bool,
             before: str | None) -> None:
     access = getattr(store, _ACCESS)
@@ -119,6 +144,7 @@ def _counted(store: Any, name: str, method: Callable[..., Any], is_async: bool) 
             with _Outermost() as outermost:
                 if not outermost:
                     return await method(*args, **kwargs)
+                _check_foreign(store, name, args, kwargs)
                 before = access.version() if access.versioned else None
                 done = False
                 try:
@@ -134,6 +160,7 @@ def _counted(store: Any, name: str, method: Callable[..., Any], is_async: bool) 
         with _Outermost() as outermost:
             if not outermost:
                 return method(*args, **kwargs)
+            _check_foreign(store, name, args, kwargs)
             before = access.version() if access.versioned else None
             done = False
             try:
