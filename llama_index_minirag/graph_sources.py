@@ -100,7 +100,10 @@ class PropertyGraphSources:
 
     def __init__(self, graph_store: PropertyGraphStore, embed_model: Any = None, *,
                  relation_label: str = RELATED, mention_label: str = MENTIONED_IN,
-                 watch_writes: bool = True) -> None:
+                 watch_writes: bool = True, vector_cache: Any = None) -> None:
+        """``vector_cache``: keep the graph's vectors across processes - a folder, a Chroma
+        collection or a LlamaIndex ``ChromaVectorStore`` (of its own), see
+        :class:`~llama_index_minirag.vector_cache.ChromaVectorCache`."""
         self.graph_store = graph_store
         self._watching = watch_writes and watch(graph_store, access_for(graph_store, mention_label, relation_label))
         self.access: StoreAccess = (watched_access(graph_store) if self._watching
@@ -112,8 +115,17 @@ class PropertyGraphSources:
         self.mention_label = mention_label
         self._lock = threading.Lock()
         self._snapshot: GraphSnapshot | None = None
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: Any = {}
         self._mapper: Any = None
+        if vector_cache is not None:
+            from .vector_cache import ChromaVectorCache
+
+            self._vectors = ChromaVectorCache(vector_cache, self.embedder.name)
+
+    @property
+    def keeps_vectors(self) -> bool:
+        """Whether the graph's vectors are kept across processes (``vector_cache=``)."""
+        return hasattr(self._vectors, "flush")
 
     def __repr__(self) -> str:
         return f"PropertyGraphSources(store={type(self.graph_store).__name__}, embedder={self.embedder.name!r})"
@@ -130,8 +142,10 @@ class PropertyGraphSources:
 
     def share_vectors(self, cache: dict[str, np.ndarray]) -> None:
         """Use ``cache`` (text -> vector, same embedding model) as this object's vector cache,
-        e.g. to share it with other sources over the same store."""
+        e.g. to share it with other sources over the same store (ignored with ``vector_cache=``)."""
         with self._lock:
+            if self.keeps_vectors:
+                return
             cache.update(self._vectors)
             self._vectors = cache
 
@@ -266,6 +280,8 @@ class PropertyGraphSources:
         store.graph = g
         # self._vectors is possibly shared with other sources over the same store
         vectors = embed_graph(g, self.embedder, self._vectors)
+        if self.keeps_vectors:
+            self._vectors.flush()
         return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)
 
     def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:
