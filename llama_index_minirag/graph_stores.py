@@ -22,7 +22,7 @@ from .adapters import MiniLMEmbedding
 from .extractor import MiniRAGExtractor
 from .splitter import MiniRAGTokenSplitter
 
-__all__ = ["falkordb_client_url", "falkordb_store", "ladybug_store", "minirag_index_kwargs", "open_property_graph",
+__all__ = ["close_store", "falkordb_client_url", "falkordb_store", "ladybug_store", "minirag_index_kwargs", "open_property_graph",
            "FALKORDB_SCHEMES"]
 
 #: URL scheme -> the scheme the FalkorDB client takes
@@ -74,6 +74,15 @@ def ladybug_store(path: Optional[str] = None, **kwargs: Any) -> PropertyGraphSto
     store = LadybugPropertyGraphStore(lb.Database(str(path) if path else ":memory:"), **kwargs)
     watch(store)  # MiniRAG's records are written beside the database as the store is written
     return store
+
+
+def close_store(store: PropertyGraphStore) -> None:
+    """Close ``store`` (for Ladybug: its connections and database, releasing the file lock so
+    another process can open it, and MiniRAG's records file)."""
+    from .store_access import access_for
+    from .store_watch import watched_access
+
+    (watched_access(store) or access_for(store)).close()
 
 
 def minirag_index_kwargs(embed_model: Any = None, *, llm: Any = None, extractor_llm: Any = None,

@@ -63,9 +63,18 @@ class LadybugAccess(StoreAccess):
         result = self.store.connection.execute(f"MATCH (c:Chunk) {where}RETURN c.id",
                                                parameters={"ids": list(ids)} if ids is not None else {})
         out = set()
-        while result.has_next():
-            out.add(result.get_next()[0])
+        try:
+            while result.has_next():
+                out.add(result.get_next()[0])
+        finally:
+            result.close()
         return out
+
+    def close(self) -> None:
+        """Close the sidecar and the store's connections and database (releasing its lock)."""
+        for closer in (self.store.async_connection, self.store.connection, self.store.db):
+            closer.close()
+        self._db.close()
 
     def _read(self, ids: Optional[Sequence[str]]) -> tuple[list[Any], list[Triplet]]:
         present = self._stored_chunks(ids)

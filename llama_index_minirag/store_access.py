@@ -86,6 +86,12 @@ class StoreAccess:
         """Store-specific bookkeeping after a write through a watched store (then :meth:`bump`)."""
         self.bump()
 
+    def close(self) -> None:
+        """Close the store's connection, where it has one to close."""
+        close = getattr(self.store, "close", None)
+        if callable(close):
+            close()
+
 
 class FalkorDBAccess(StoreAccess):
     """``FalkorDBPropertyGraphStore`` read with Cypher. Its ``get_triplets`` only matches
