@@ -60,16 +60,26 @@ def _p50(values: list[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else 0.0
 
 
+def subset(data, limit: int | None):
+    """The first ``limit`` documents and the questions whose evidence they all hold (all: None)."""
+    if not limit:
+        return data
+    docs = data.documents[:limit]
+    ids = {d.id for d in docs}
+    return devsets.Dataset(f"{data.name}-first{limit}", docs,
+                           [q for q in data.questions if q.has_evidence and set(q.evidence) <= ids])
+
+
 def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "memory",
-                server_url: str | None = None, root: Path | None = None) -> dict:
+                server_url: str | None = None, root: Path | None = None, limit: int | None = None) -> dict:
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
 
     from llama_index_minirag import (MiniLMEmbedding, MiniRAGExtractor, MiniRAGRetriever, MiniRAGTokenSplitter,
                                      PropertyGraphSources)
 
-    data = devsets.load(name)
-    core, _ = open_corpus_index(out / f"{name}.workdir", data.documents)
+    data = subset(devsets.load(name), limit)
+    core, _ = open_corpus_index(out / f"{data.name}.workdir", data.documents)
     embed_model = MiniLMEmbedding(core.embedder)
     started = time.perf_counter()
     settings = {"kg_extractors": [MiniRAGExtractor(embed_model=embed_model)], "embed_model": embed_model,
@@ -108,7 +118,7 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
         from llama_index_minirag import close_store
 
         close_store(pg.property_graph_store)  # a later process may open it
-    return {"set": name, "chunks": chunks, "store": store, "questions": len(questions), "same_top5": same,
+    return {"set": data.name, "chunks": chunks, "store": store, "questions": len(questions), "same_top5": same,
             "warm_p50_ms": _p50(warm), "warm_max_ms": max(warm, default=0.0),
             "recall@5": {"pg": 100 * sum(ours_recall) / len(questions), "core": 100 * sum(core_recall) / len(questions)},
             "differ": differ, "seconds_pg_build": seconds_build,
@@ -122,12 +132,13 @@ def main(argv=None) -> None:
     p.add_argument("--chunks", choices=("splitter", "core", "minirag"), default="splitter",
                    help="LlamaIndex's default node parser, the core's chunks as nodes, or MiniRAGTokenSplitter")
     p.add_argument("--store", default="memory", help="comma-separated: memory, falkordb, ladybug")
+    p.add_argument("--limit", type=int, default=None,
+                   help="only the first N documents and the questions they hold the evidence of")
     p.add_argument("--first-query", action="store_true",
                    help="time a new process's first query on each persistent store")
     args = p.parse_args(argv)
     configure_threads(1)
     results = BENCH_DIR / "results" / "pg_parity.json"
-    rows = json.loads(results.read_text()) if results.exists() else []
     stores = args.store.split(",")
     with contextlib.ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pg_parity-")))
@@ -141,18 +152,19 @@ def main(argv=None) -> None:
             for store in stores:
                 where = root / f"{name}-{store}"
                 where.mkdir()
-                row = compare_set(name, args.out, args.chunks, store, server_url, where)
+                row = compare_set(name, args.out, args.chunks, store, server_url, where, args.limit)
                 if store == "memory":
                     memory_p50 = row["warm_p50_ms"]
                 if memory_p50:
                     row["warm_p50_ratio_to_memory"] = row["warm_p50_ms"] / memory_p50
                 if args.first_query and store != "memory":
                     row["first_query"] = first_query(store, where, server_url, name)
-                key = (name, args.chunks, store)
+                key = (row["set"], args.chunks, store)
+                rows = json.loads(results.read_text()) if results.exists() else []  # another run may have written
                 rows = [r for r in rows if (r["set"], r.get("chunks", "splitter"), r.get("store", "memory")) != key]
                 rows.append(row)
                 ratio = row.get("warm_p50_ratio_to_memory")
-                print(f"{name} ({args.chunks} chunks, {store}): {row['same_top5']} of {row['questions']} questions "
+                print(f"{row['set']} ({args.chunks} chunks, {store}): {row['same_top5']} of {row['questions']} questions "
                       f"with the same top 5; recall@5 PG {row['recall@5']['pg']:.1f}, core "
                       f"{row['recall@5']['core']:.1f}; warm p50 {row['warm_p50_ms']:.1f} ms"
                       + (f" ({ratio:.2f}x memory)" if ratio else "")
