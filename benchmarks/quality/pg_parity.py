@@ -114,6 +114,7 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
         started = time.perf_counter()
         retriever.retrieve_result(q.question)
         warm.append(1000 * (time.perf_counter() - started))
+    pg_stats = sources.stats()
     if store == "ladybug":
         from llama_index_minirag import close_store
 
@@ -122,7 +123,7 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
             "warm_p50_ms": _p50(warm), "warm_max_ms": max(warm, default=0.0),
             "recall@5": {"pg": 100 * sum(ours_recall) / len(questions), "core": 100 * sum(core_recall) / len(questions)},
             "differ": differ, "seconds_pg_build": seconds_build,
-            "core_stats": core.graph_store.stats(), "pg_stats": sources.stats()}
+            "core_stats": core.graph_store.stats(), "pg_stats": pg_stats}
 
 
 def main(argv=None) -> None:
