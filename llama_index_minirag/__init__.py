@@ -4,10 +4,15 @@ graph store or a core ``MiniRAGIndex``, and model adapters. Thin adapters over `
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLMBackend, MiniLMEmbedding
 from .extractor import MENTIONED_IN, RELATED, MiniRAGExtractor
 from .graph_sources import PropertyGraphSources
+from .graph_stores import close_store, falkordb_store, ladybug_store, minirag_index_kwargs, open_property_graph
 from .retriever import MiniRAGPGRetriever, MiniRAGRetriever, result_to_nodes
 from .splitter import MiniRAGTokenSplitter
+from .store_watch import ForeignExtractionWarning
+from .vector_cache import ChromaVectorCache
 
 __all__ = [
+    "ChromaVectorCache",
+    "ForeignExtractionWarning",
     "LlamaIndexEmbedder",
     "LlamaIndexLLMBackend",
     "MENTIONED_IN",
@@ -18,5 +23,10 @@ __all__ = [
     "MiniRAGTokenSplitter",
     "PropertyGraphSources",
     "RELATED",
+    "close_store",
+    "falkordb_store",
+    "ladybug_store",
+    "minirag_index_kwargs",
+    "open_property_graph",
     "result_to_nodes",
 ]

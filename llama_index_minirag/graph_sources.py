@@ -1,23 +1,24 @@
 """``PropertyGraphSources``: the core's ``RetrievalSources`` over a LlamaIndex ``PropertyGraphStore``.
 
 Reads a graph written by :class:`~llama_index_minirag.extractor.MiniRAGExtractor` through the
-generic store interface only (``get()`` for every node, ``get_triplets(relation_names=...)``
-for the MENTIONED_IN / RELATED relations), rebuilds from the per-chunk records the same
-heterogeneous graph the core builds, chunk subjects and homed short names included (with the
-core's ``graph.add_chunk`` and ``aliases.consolidate``, held in the core's
-``NetworkXGraphStore`` as the ``GraphView``), and searches it with the core's ``InMemorySources``
-(entity-name, chunk and relation vectors embedded with a core ``Embedder``, BM25 over chunk
-texts). The snapshot is rebuilt when the store changes; vectors of texts seen before are
-reused, so a rebuild after an insert embeds only the new texts.
+store's :class:`~llama_index_minirag.store_access.StoreAccess` (the generic interface for the
+in-memory store, the store's own query language where ``get_triplets`` loses MiniRAG's
+records), rebuilds from the per-chunk records the same heterogeneous graph the core builds,
+chunk subjects and homed short names included (with the core's ``graph.add_chunk`` and
+``aliases.consolidate``, held in the core's ``NetworkXGraphStore`` as the ``GraphView``), and
+searches it with the core's ``InMemorySources`` (entity-name, chunk and relation vectors
+embedded with a core ``Embedder``, BM25 over chunk texts). The snapshot is rebuilt when the
+store changes; vectors of texts seen before are reused (and, with ``vector_cache=``, kept
+across processes), so a rebuild after an insert embeds only the new texts.
 
-A query does not read the store when nothing was written through the store object since the
-last snapshot (``store_watch`` counts and journals the writes). After inserts of new chunks it
-reads only their neighbourhood (``get(ids=...)`` for the chunk nodes, ``get_triplets(ids=...)``
-for their mentions and relations) and extends a copy of the snapshot. After any other write
-(a delete, a chunk written again) the whole store is read and fingerprinted (node / relation
-ids, chunk texts) to tell whether the snapshot must be rebuilt. Writes that bypass the object
-(another process) need ``invalidate()``, or ``watch_writes=False`` (every query then reads and
-fingerprints the store).
+A query does not read the graph when nothing was written since the last snapshot: writes
+through the store object are journalled (``store_watch``), and stores on a server or on disk
+keep a version (one small query) that writes from other processes change. After inserts of new
+chunks through the object it reads only their neighbourhood and extends a copy of the
+snapshot. After any other change (a delete, a chunk written again, a write the journal does
+not explain) the whole graph is read and fingerprinted (node / relation ids, chunk texts) to
+tell whether the snapshot must be rebuilt. ``invalidate()`` forgets the snapshot;
+``watch_writes=False`` reads the graph for every query on stores without a version.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, Extrac
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
-from .store_watch import Write, watch, write_count, writes_since
+from .store_access import StoreAccess, access_for
+from .store_watch import Write, explained, watch, watched_access, write_count, writes_since
 
 __all__ = ["PropertyGraphSources", "GraphSnapshot"]
 
@@ -98,17 +100,32 @@ class PropertyGraphSources:
 
     def __init__(self, graph_store: PropertyGraphStore, embed_model: Any = None, *,
                  relation_label: str = RELATED, mention_label: str = MENTIONED_IN,
-                 watch_writes: bool = True) -> None:
+                 watch_writes: bool = True, vector_cache: Any = None) -> None:
+        """``vector_cache``: keep the graph's vectors across processes - a folder, a Chroma
+        collection or a LlamaIndex ``ChromaVectorStore`` (of its own), see
+        :class:`~llama_index_minirag.vector_cache.ChromaVectorCache`."""
         self.graph_store = graph_store
-        self._watching = watch_writes and watch(graph_store)
+        self._watching = watch_writes and watch(graph_store, access_for(graph_store, mention_label, relation_label))
+        self.access: StoreAccess = (watched_access(graph_store) if self._watching
+                                    else access_for(graph_store, mention_label, relation_label))
         self._seen_writes: int | None = None
+        self._seen_version: str | None = None
         self.embedder: Embedder = as_core_embedder(embed_model)
         self.relation_label = relation_label
         self.mention_label = mention_label
         self._lock = threading.Lock()
         self._snapshot: GraphSnapshot | None = None
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: Any = {}
         self._mapper: Any = None
+        if vector_cache is not None:
+            from .vector_cache import ChromaVectorCache
+
+            self._vectors = ChromaVectorCache(vector_cache, self.embedder.name)
+
+    @property
+    def keeps_vectors(self) -> bool:
+        """Whether the graph's vectors are kept across processes (``vector_cache=``)."""
+        return hasattr(self._vectors, "flush")
 
     def __repr__(self) -> str:
         return f"PropertyGraphSources(store={type(self.graph_store).__name__}, embedder={self.embedder.name!r})"
@@ -125,23 +142,16 @@ class PropertyGraphSources:
 
     def share_vectors(self, cache: dict[str, np.ndarray]) -> None:
         """Use ``cache`` (text -> vector, same embedding model) as this object's vector cache,
-        e.g. to share it with other sources over the same store."""
+        e.g. to share it with other sources over the same store (ignored with ``vector_cache=``)."""
         with self._lock:
+            if self.keeps_vectors:
+                return
             cache.update(self._vectors)
             self._vectors = cache
 
     # -- reading the store ---------------------------------------------------------------
     def _read(self) -> tuple[list[Any], list[Any], str]:
-        nodes = list(self.graph_store.get())
-        try:
-            triplets = list(self.graph_store.get_triplets(relation_names=[self.mention_label, self.relation_label]))
-        except KeyError as exc:
-            # SimplePropertyGraphStore.delete(ids=[chunk]) also drops the entity nodes at the
-            # other end of the chunk's relations, leaving relations to missing nodes behind
-            raise RuntimeError(
-                f"the property graph store holds relations to a missing node {exc}; with "
-                "SimplePropertyGraphStore this follows deleting a chunk or document that shares "
-                "entities with others - rebuild the index from the remaining documents") from exc
+        nodes, triplets = self.access.read_all()
         # order-independent fingerprint of the node ids, labels, chunk texts and relation ids
         # (in-process only)
         fingerprint = sum(hash((type(n).__name__, n.id, n.label, getattr(n, "text", None))) for n in nodes)
@@ -156,21 +166,30 @@ class PropertyGraphSources:
 
     def snapshot(self) -> GraphSnapshot:
         """The current view of the store, rebuilt if the store changed since the last one (read
-        only when a write went through the store object since then, or when not watching)."""
+        only when a write went through the store object since then, when the store's version
+        moved, or when neither can be told)."""
         with self._lock:
             writes = write_count(self.graph_store) if self._watching else None
-            if self._snapshot is not None and writes is not None and self._seen_writes is not None:
-                if writes == self._seen_writes:
+            version = self.access.version() if self.access.versioned else None
+            if self._snapshot is not None and self._seen_version == version:
+                if version is not None and writes is None:  # not watching: the version tells
                     return self._snapshot
+                if writes is not None and self._seen_writes is not None:
+                    if writes == self._seen_writes:
+                        return self._snapshot
+            if self._snapshot is not None and writes is not None and self._seen_writes is not None:
                 since = writes_since(self.graph_store, self._seen_writes)
-                extended = self._extend(self._snapshot, since) if since is not None else None
-                if extended is not None:
-                    self._snapshot, self._seen_writes = extended, self._seen_writes + len(since)
-                    return extended
+                if since is not None and explained(self._seen_version, since, version):
+                    extended = self._extend(self._snapshot, since)
+                    if extended is not None:
+                        self._snapshot, self._seen_writes = extended, self._seen_writes + len(since)
+                        self._seen_version = version
+                        return extended
             nodes, triplets, signature = self._read()
             if self._snapshot is None or self._snapshot.signature != signature:
                 self._snapshot = self._build(nodes, triplets, signature)
-            self._seen_writes = writes  # taken before reading: a write meanwhile shows next time
+            # both taken before reading: a write meanwhile shows next time
+            self._seen_writes, self._seen_version = writes, version
             return self._snapshot
 
     def _records(self, nodes: list[Any], triplets: list[Any]) -> list[tuple[ChunkNode, ExtractionResult]]:
@@ -261,6 +280,8 @@ class PropertyGraphSources:
         store.graph = g
         # self._vectors is possibly shared with other sources over the same store
         vectors = embed_graph(g, self.embedder, self._vectors)
+        if self.keeps_vectors:
+            self._vectors.flush()
         return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)
 
     def _build(self, nodes: list[Any], triplets: list[Any], signature: str) -> GraphSnapshot:
@@ -282,9 +303,7 @@ class PropertyGraphSources:
         if not new_chunks:  # nothing a snapshot holds was written (entity nodes only, or nothing)
             return snapshot
         touched = sorted(set(new_chunks) | {s for s, _ in mentions})
-        nodes = [n for n in self.graph_store.get(ids=new_chunks) if isinstance(n, ChunkNode)]
-        triplets = self.graph_store.get_triplets(ids=touched, relation_names=[self.mention_label,
-                                                                               self.relation_label])
+        nodes, triplets = self.access.read_chunks(new_chunks, touched)
         chunk_set = set(new_chunks)
         triplets = [t for t in triplets if t[2].id in chunk_set
                     or (t[1].properties or {}).get("triplet_source_id") in chunk_set]

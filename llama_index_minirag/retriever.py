@@ -139,7 +139,7 @@ def _shared_vectors(store: PropertyGraphStore, embedder_name: str) -> Optional[d
             return None
 
 
-def _sources_for(graph: Any, embed_model: Any) -> PropertyGraphSources:
+def _sources_for(graph: Any, embed_model: Any, vector_cache: Any = None) -> PropertyGraphSources:
     if isinstance(graph, PropertyGraphSources):
         return graph
     store = getattr(graph, "property_graph_store", graph)
@@ -148,8 +148,8 @@ def _sources_for(graph: Any, embed_model: Any) -> PropertyGraphSources:
                         f"got {type(graph).__name__}")
     if embed_model is None:
         embed_model = getattr(graph, "_embed_model", None)  # the index's own model, if it has one
-    sources = PropertyGraphSources(store, embed_model)
-    shared = _shared_vectors(store, sources.embedder.name)
+    sources = PropertyGraphSources(store, embed_model, vector_cache=vector_cache)
+    shared = None if vector_cache is not None else _shared_vectors(store, sources.embedder.name)
     if shared is not None:
         sources.share_vectors(shared)
     return sources
@@ -191,14 +191,16 @@ class MiniRAGRetriever(BaseRetriever):
     def from_property_graph(cls, graph: Any, *, mode: str = "mini", top_k: Optional[int] = None,
                             llm: Any = None, embed_model: Any = None, query_mapper: Optional[QueryMapper] = None,
                             settings: Optional[RetrievalSettings] = None, callback_manager: Any = None,
-                            **overrides: Any) -> "MiniRAGRetriever":
+                            vector_cache: Any = None, **overrides: Any) -> "MiniRAGRetriever":
         """Retrieve over a ``PropertyGraphIndex`` / ``PropertyGraphStore`` / ``PropertyGraphSources``.
 
         ``embed_model``: LlamaIndex ``BaseEmbedding`` or core ``Embedder`` for MiniRAG's vectors
         (default: the index's embed model if it has one, else the bundled all-MiniLM-L6-v2).
         ``llm``: a LlamaIndex ``LLM`` for query mapping (default: the core's offline mapper).
+        ``vector_cache``: a folder, Chroma collection or ``ChromaVectorStore`` keeping MiniRAG's
+        graph vectors, so a new process does not embed the graph again.
         """
-        sources = _sources_for(graph, embed_model)
+        sources = _sources_for(graph, embed_model, vector_cache)
         resolved = (settings or RetrievalSettings()).with_overrides(top_k=top_k, **overrides)
         runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
         return cls(runner, mode=mode, callback_manager=callback_manager)
@@ -233,13 +235,14 @@ class MiniRAGPGRetriever(CustomPGRetriever):
 
     def init(self, mode: str = "mini", top_k: Optional[int] = None, llm: Any = None, embed_model: Any = None,
              query_mapper: Optional[QueryMapper] = None, settings: Optional[RetrievalSettings] = None,
-             sources: Optional[PropertyGraphSources] = None, **kwargs: Any) -> None:
+             sources: Optional[PropertyGraphSources] = None, vector_cache: Any = None, **kwargs: Any) -> None:
         for key in ("callback_manager", "include_text_preamble", "include_properties"):
             kwargs.pop(key, None)
         self.mode = check_mode(mode)
         self._minirag = MiniRAGRetriever.from_property_graph(
             sources if sources is not None else self.graph_store, mode=mode, top_k=top_k, llm=llm,
-            embed_model=embed_model, query_mapper=query_mapper, settings=settings, **kwargs)
+            embed_model=embed_model, query_mapper=query_mapper, settings=settings, vector_cache=vector_cache,
+            **kwargs)
 
     @property
     def minirag(self) -> MiniRAGRetriever:

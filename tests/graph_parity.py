@@ -11,7 +11,9 @@ import networkx as nx
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.types import Document
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa_100"
+from conftest import LIHUAWORLD
+
+DATA = LIHUAWORLD.parent / "hotpotqa_100"  # beside the checkout, or LIHUAWORLD_DIR's folder
 
 
 def corpus_of_passages() -> tuple[list[Document], list[str]]:

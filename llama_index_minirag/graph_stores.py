@@ -1,0 +1,121 @@
+"""Opening LlamaIndex graph stores for MiniRAG, and a ``PropertyGraphIndex`` that keeps MiniRAG's
+extractor and splitter when it is reopened.
+
+* :func:`falkordb_store` - ``FalkorDBPropertyGraphStore`` from a ``falkordb://host:port[/graph]``
+  URL (the client itself only takes ``falkor://``, ``falkors://``, ``redis://``, ``rediss://``
+  and ``unix://``, and reads a path as a Redis database number);
+* :func:`ladybug_store` - ``LadybugPropertyGraphStore`` on a database file (or in memory);
+* :func:`minirag_index_kwargs` / :func:`open_property_graph` - the ``PropertyGraphIndex``
+  arguments that make inserts go through :class:`MiniRAGExtractor` and
+  :class:`MiniRAGTokenSplitter` (LlamaIndex's ``from_existing`` otherwise falls back to its
+  default LLM extractors, whose few-shot example then lands in the graph as facts).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+from urllib.parse import urlparse, urlunparse
+
+from llama_index.core.graph_stores.types import PropertyGraphStore
+
+from .adapters import MiniLMEmbedding
+from .extractor import MiniRAGExtractor
+from .splitter import MiniRAGTokenSplitter
+
+__all__ = ["close_store", "falkordb_client_url", "falkordb_store", "ladybug_store", "minirag_index_kwargs", "open_property_graph",
+           "FALKORDB_SCHEMES"]
+
+#: URL scheme -> the scheme the FalkorDB client takes
+FALKORDB_SCHEMES = {"falkordb": "falkor", "falkordbs": "falkors", "falkor": "falkor", "falkors": "falkors",
+                    "redis": "redis", "rediss": "rediss", "unix": "unix"}
+DEFAULT_GRAPH = "falkor"
+
+
+def falkordb_client_url(url: str) -> tuple[str, Optional[str]]:
+    """``url`` as the FalkorDB client takes it, and the graph named by its path (or None).
+
+    ``falkordb://[user:password@]host[:port][/graph]`` -> (``falkor://...``, ``graph``)."""
+    parsed = urlparse(url)
+    scheme = FALKORDB_SCHEMES.get(parsed.scheme.lower())
+    if scheme is None:
+        accepted = ", ".join(f"{s}://" for s in FALKORDB_SCHEMES)
+        raise ValueError(f"{url!r}: not a FalkorDB URL; expected one of {accepted} "
+                         "(e.g. falkordb://localhost:6379/my_graph)")
+    if scheme == "unix":
+        return url, None
+    graph = parsed.path.strip("/") or None
+    return urlunparse((scheme, parsed.netloc, "", "", parsed.query, "")), graph
+
+
+def falkordb_store(url: str, database: Optional[str] = None, **kwargs: Any) -> PropertyGraphStore:
+    """A ``FalkorDBPropertyGraphStore`` on ``url``; the graph is ``database``, else the URL's
+    path, else ``"falkor"`` (the store's default). Other keywords go to the store."""
+    from llama_index.graph_stores.falkordb import FalkorDBPropertyGraphStore
+
+    from .store_watch import watch
+
+    client_url, graph = falkordb_client_url(url)
+    store = FalkorDBPropertyGraphStore(url=client_url, database=database or graph or DEFAULT_GRAPH, **kwargs)
+    watch(store)  # writes through it bump the graph's version, which other processes read
+    return store
+
+
+def ladybug_store(path: Optional[str] = None, **kwargs: Any) -> PropertyGraphStore:
+    """A ``LadybugPropertyGraphStore`` on the database file ``path`` (None: in memory). Its
+    vector index is off by default (it needs an extension downloaded on first use; MiniRAG
+    searches its own vectors). MiniRAG's records are kept beside it
+    (:mod:`llama_index_minirag.ladybug_access`)."""
+    import ladybug as lb
+    from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
+
+    from .store_watch import watch
+
+    kwargs.setdefault("use_vector_index", False)
+    store = LadybugPropertyGraphStore(lb.Database(str(path) if path else ":memory:"), **kwargs)
+    watch(store)  # MiniRAG's records are written beside the database as the store is written
+    return store
+
+
+def close_store(store: PropertyGraphStore) -> None:
+    """Close ``store`` (for Ladybug: its connections and database, releasing the file lock so
+    another process can open it, and MiniRAG's records file)."""
+    from .store_access import access_for
+    from .store_watch import watched_access
+
+    (watched_access(store) or access_for(store)).close()
+
+
+def minirag_index_kwargs(embed_model: Any = None, *, llm: Any = None, extractor_llm: Any = None,
+                         split: bool = True, **extractor_kwargs: Any) -> dict[str, Any]:
+    """Keyword arguments for ``PropertyGraphIndex(...)`` / ``.from_documents`` /
+    ``.from_existing`` so inserts go through MiniRAG: ``kg_extractors=[MiniRAGExtractor]``,
+    ``transformations=[MiniRAGTokenSplitter]`` (the core's chunks; ``split=False`` keeps
+    LlamaIndex's parser), ``embed_model`` (default: the bundled all-MiniLM-L6-v2),
+    ``embed_kg_nodes=False`` (MiniRAG embeds its own texts) and ``use_async=False``.
+    ``llm``: the index's LLM (default ``MockLLM``: MiniRAG needs none to index);
+    ``extractor_llm``: a model for MiniRAG's extraction prompt (default: offline extraction)."""
+    from llama_index.core.llms import MockLLM
+
+    embed_model = embed_model if embed_model is not None else MiniLMEmbedding()
+    kwargs: dict[str, Any] = {
+        "kg_extractors": [MiniRAGExtractor(extractor_llm, embed_model=embed_model, **extractor_kwargs)],
+        "embed_model": embed_model, "llm": llm if llm is not None else MockLLM(),
+        "embed_kg_nodes": False, "use_async": False}
+    if split:
+        kwargs["transformations"] = [MiniRAGTokenSplitter(embed_model=embed_model)]
+    return kwargs
+
+
+def open_property_graph(property_graph_store: PropertyGraphStore, embed_model: Any = None, **kwargs: Any) -> Any:
+    """``PropertyGraphIndex.from_existing`` over a MiniRAG graph, with
+    :func:`minirag_index_kwargs` (``kwargs`` override them), so ``index.insert(doc)`` extracts
+    with MiniRAG. The store's writes are watched, so MiniRAG retrievers see them."""
+    from llama_index.core import PropertyGraphIndex
+
+    from .store_watch import watch
+
+    options = minirag_index_kwargs(embed_model, **{k: kwargs.pop(k) for k in ("llm", "extractor_llm", "split")
+                                                   if k in kwargs})
+    options.update(kwargs)
+    watch(property_graph_store)
+    return PropertyGraphIndex.from_existing(property_graph_store=property_graph_store, **options)
