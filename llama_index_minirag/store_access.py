@@ -7,7 +7,7 @@ through each store's own query language where the generic interface loses them:
 
 * :class:`StoreAccess` - any store: ``get()`` and ``get_triplets(relation_names=...)``, each
   relation once (the in-memory ``SimplePropertyGraphStore``);
-* :class:`FalkorDBAccess` - Cypher over the store's graph: the ``MENTIONED_IN`` edges (one per
+* :class:`FalkorDBAccess` - openCypher over the store's graph: the ``MENTIONED_IN`` edges (one per
   entity and chunk, so each keeps its chunk's records) and chunk nodes, in insertion order;
 * ``LadybugAccess`` (``ladybug_access``) - Ladybug keeps neither entity nor relation properties,
   so the records live in tables of their own, written after each write through the store.
@@ -94,7 +94,7 @@ class StoreAccess:
 
 
 class FalkorDBAccess(StoreAccess):
-    """``FalkorDBPropertyGraphStore`` read with Cypher. Its ``get_triplets`` only matches
+    """``FalkorDBPropertyGraphStore`` read with openCypher queries. Its ``get_triplets`` only matches
     entity-to-entity relations (never ``MENTIONED_IN``, which ends at a chunk node) and
     returns each twice, and entity nodes keep the last chunk's properties: the per-chunk
     records are read from the ``MENTIONED_IN`` edges, which FalkorDB merges per (entity, chunk)."""
