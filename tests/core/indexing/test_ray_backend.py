@@ -9,8 +9,7 @@ from minirag_core.indexing import index as index_module
 from minirag_core.indexing.index import MiniRAGIndex
 
 from core.indexing.test_workers import assert_same_index, corpus
-from core.storage.test_falkordb_store import FalkorDBServer
-from servers import ChromaServer, chroma_executable, free_port
+from servers import ChromaServer, FalkorDBServer, chroma_executable, started
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +19,8 @@ def servers(tmp_path_factory):
     if chroma_executable() is None:
         pytest.fail("the chroma executable is not installed")
     root = tmp_path_factory.mktemp("ray-servers")
-    chroma = ChromaServer(root / "chroma", free_port(), root / "chroma.log")
-    falkordb = FalkorDBServer(root / "falkordb", free_port(), root / "falkordb.log")
-    chroma.start()
-    falkordb.start()
-    yield chroma, falkordb
-    falkordb.stop()
-    chroma.stop()
+    with started(ChromaServer, root / "chroma") as chroma, started(FalkorDBServer, root / "falkordb") as falkordb:
+        yield chroma, falkordb
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.search.vectors import CHUNKS, ENTITIES, RELATIONS, WINDOWS, window_owner
 
 from conftest import lihuaworld_documents
-from servers import ChromaServer, chroma_executable, free_port
+from servers import ChromaServer, chroma_executable, started
 
 pytestmark = pytest.mark.slow
 
@@ -20,11 +20,8 @@ MODES = ("mini", "light", "naive")
 def server(tmp_path_factory):
     if chroma_executable() is None:
         pytest.skip("the chroma executable is not installed")
-    root = tmp_path_factory.mktemp("chroma-server")
-    srv = ChromaServer(root / "data", free_port(), root / "server.log")
-    srv.start()
-    yield srv
-    srv.stop()
+    with started(ChromaServer, tmp_path_factory.mktemp("chroma-server")) as srv:
+        yield srv
 
 
 def _results(index: MiniRAGIndex) -> dict:

