@@ -240,7 +240,7 @@ class MiniRAGRetriever(BaseRetriever):
 
     def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
         # Safeguard for a core result with fewer than k chunks although the index holds more.
-        fill_to_k(result, extra, k, self.token_budget)
+        fill_to_k(result, extra, k, self.token_budget, self.index.settings.max_chunks_per_document)
 
     def _top_up_overrides(self, overrides: dict[str, Any], k: int) -> dict[str, Any]:
         # The retriever applies the budget itself while topping up.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from typing import Any, Callable, Mapping
 
 from minirag_core.extraction.base import QueryMapper
@@ -69,21 +70,29 @@ def shortfall(result: RetrievalResult, k: int, available: int) -> int:
     return max(0, min(k, available) - len(result.chunks))
 
 
-def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_budget: int) -> int:
+def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_budget: int,
+              max_per_document: int = 0) -> int:
     """Top ``result`` up to ``k`` chunks with ``extra``'s next-best ones (``via="fill"``) that
     fit what is left of ``token_budget``, scored no higher than the chunk before them (their
-    scores come from another ranking); returns how many were added."""
+    scores come from another ranking); with ``max_per_document`` a document already holding that
+    many chunks is passed over while others can fill. Returns how many were added."""
     before = len(result.chunks)
     taken = {c.chunk_id for c in result.chunks}
     used = sum(c.n_tokens for c in result.chunks)
-    for chunk in extra.chunks:
-        if len(result.chunks) >= k:
-            break
-        if chunk.chunk_id in taken or used + chunk.n_tokens > token_budget:
-            continue
-        chunk.via = "fill"
-        result.chunks.append(chunk)
-        used += chunk.n_tokens
+    per_doc = Counter(c.doc_id for c in result.chunks)
+    for capped in ([True, False] if max_per_document > 0 else [False]):
+        for chunk in extra.chunks:
+            if len(result.chunks) >= k:
+                break
+            if chunk.chunk_id in taken or used + chunk.n_tokens > token_budget:
+                continue
+            if capped and per_doc[chunk.doc_id] >= max_per_document:
+                continue
+            chunk.via = "fill"
+            result.chunks.append(chunk)
+            taken.add(chunk.chunk_id)
+            per_doc[chunk.doc_id] += 1
+            used += chunk.n_tokens
     added = len(result.chunks) - before
     scores_follow_rank(result.chunks)
     if added:

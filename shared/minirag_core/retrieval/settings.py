@@ -39,8 +39,10 @@ class RetrievalSettings:
     # the entity nodes a question entity matched): 0.4 on the tune halves (sweep_bridges --grid coverage)
     coverage_weight: float = 0.4   # bonus for naming an entity no higher chunk names, x the best score (0 = off)
     coverage_depth: int = 20       # how many of the best chunks are re-ordered
-    # at most this many chunks of one document in the top_k (0 = no cap); each result names its document
-    max_chunks_per_document: int = 0
+    # at most this many chunks of one document in the top_k (0 = no cap; the rest move below the top_k);
+    # each result names its document. Caps 1-3 tie on the tune halves of all four dev sets; 2 keeps a
+    # long page from filling the top 5 and still lets its two best sections through
+    max_chunks_per_document: int = 2
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 
     def with_overrides(self, **overrides: Any) -> "RetrievalSettings":

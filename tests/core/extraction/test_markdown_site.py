@@ -142,6 +142,19 @@ def test_technical_shapes_need_code_in_the_graph():
     assert technical_types("How do I get to the park?", ["CONCEPT", "PERSON", "LOCATION"]) == []
 
 
+def test_a_question_naming_code_asks_for_code():
+    from minirag_core.retrieval.query.technical_types import technical_types
+
+    pool = ["CODE", "CONCEPT", "FOOD", "PERSON"]
+    for question in ("Does @cached_call also check what my function returns?", "Is `x: int = Field(3)` valid?",
+                     "Does model_copy() run validators?", "Can I set save_all on it?", "Is BaseStore thread-safe?",
+                     "Is the ORM attribute metadata_ kept?", "Does getUser retry?", "Is os.path slow here?"):
+        assert technical_types(question, pool) == ["CODE"], question
+    for question in ("Did she order the iPhone at McDonald's, e.g. at noon (or later)?", "Is Dr. Smith in St. Louis?"):
+        assert technical_types(question, pool) == [], question
+    assert technical_types("Does model_copy() run validators?", ["PERSON", "FOOD"]) == []  # no code in the graph
+
+
 def test_identifiers_written_as_code_are_whole_query_entities():
     from minirag_core.extraction.query_entities import extract_query_entities
 

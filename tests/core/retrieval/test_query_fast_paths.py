@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minirag_core.retrieval.topology.key_edges import key_edges as reference_key_edges
-from minirag_core.retrieval.topology.key_edges import score_edges
+from minirag_core.retrieval.topology.key_edges import edge_weights, score_edges
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
 from minirag_core.graph.arrays import Subgraph
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
@@ -67,7 +67,7 @@ def test_array_graph_work_equals_the_networkx_functions(store: NetworkXGraphStor
         assert candidates == select_answer_candidates(reference, set(seeds), types, limit)
         top = data.draw(st.integers(0, 12))
         chosen = key_edges(sub, seeds, candidates, hops, top)
-        expected = reference_key_edges(score_edges(reference, seeds, candidates, hops), top)
+        expected = reference_key_edges(score_edges(reference, seeds, candidates, hops), top, edge_weights(reference))
         assert list(chosen.items()) == list(expected.items())
         search = PathSearch(sub, chosen, set(candidates))
         length, beam, branch = data.draw(st.integers(0, 3)), data.draw(st.integers(1, 8)), data.draw(st.integers(0, 4))

@@ -91,3 +91,26 @@ def test_top_similar_is_exact_and_breaks_ties_by_id() -> None:
     matrix = np.array([[1, 0], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32)
     assert [i for i, _ in top_similar(ids, matrix, np.array([1, 0], dtype=np.float32), 3)] == ["a", "b", "d"]
     assert top_similar([], np.zeros((0, 2)), np.array([1, 0]), 3) == []
+
+
+def test_fill_to_k_passes_over_a_document_at_its_cap_while_others_can_fill() -> None:
+    result = RetrievalResult(query="q", mode="mini", chunks=[_chunk("a1"), _chunk("a2")])
+    for c in result.chunks:
+        c.doc_id = "long"
+    extra = RetrievalResult(query="q", mode="naive", chunks=[_chunk("a3", via="dense"), _chunk("b1", via="dense")])
+    extra.chunks[0].doc_id = "long"
+    assert fill_to_k(result, extra, k=3, token_budget=100, max_per_document=2) == 1
+    assert [c.chunk_id for c in result.chunks] == ["a1", "a2", "b1"]
+    lone = RetrievalResult(query="q", mode="naive", chunks=[_chunk("a4", via="dense")])
+    lone.chunks[0].doc_id = "long"
+    assert fill_to_k(result, lone, k=4, token_budget=100, max_per_document=2) == 1  # nothing else: the cap yields
+
+
+def test_cap_per_document_moves_a_long_pages_extra_chunks_below_the_top_k() -> None:
+    from minirag_core.retrieval.common import cap_per_document
+
+    ranked = [("a1", 9.0), ("a2", 8.0), ("a3", 7.0), ("b1", 6.0), ("a4", 5.0), ("c1", 4.0)]
+    doc_of = {c: c[0] for c, _ in ranked}
+    assert [c for c, _ in cap_per_document(ranked, doc_of, 2, 4)] == ["a1", "a2", "b1", "c1", "a3", "a4"]
+    assert [c for c, _ in cap_per_document(ranked[:3], doc_of, 2, 3)] == ["a1", "a2", "a3"]  # too few others
+    assert RetrievalSettings().max_chunks_per_document == 2

@@ -72,3 +72,10 @@ def test_hub_cannot_explode_the_search():
     found = paths_from_seed(hub, "0", key_edges={}, answer_candidates=set(), max_length=3,
                             beam_width=32, max_branch=8)
     assert len(found) <= 1 + 3 * 32
+
+
+def test_key_edges_tie_goes_to_the_stronger_edge_not_the_first_id(chain):
+    scores = {("A", "B"): 2, ("A", "S"): 2, ("B", "C"): 1}
+    assert key_edges(scores, 1) == {("A", "B"): 2}  # no weights: ids decide
+    assert key_edges(scores, 1, {("A", "B"): 1.0, ("A", "S"): 3.0}) == {("A", "S"): 2}
+    assert key_edges(scores, 1, {("A", "B"): 1.0, ("A", "S"): 3.0, ("B", "C"): 9.0}) == {("A", "S"): 2}  # counts first

@@ -20,6 +20,10 @@ _RULES: list[tuple[re.Pattern[str], list[str]]] = [
                 r"attribute|module|field|flag|hook|api)s?\b"), [CODE]),
     (re.compile(r"\b(?:error|exception|traceback)s?\b"), [ERROR]),
 ]
+# a name written as code: in backticks, a decorator, a call, snake_case (or a trailing underscore),
+# camelCase or CamelCase with an inner capital, a dotted attribute (read on the question as written)
+_CODE_SHAPED = re.compile(r"`[^`\n]+`|(?<![\w@])@[A-Za-z_]\w*|\b[A-Za-z_]\w*\(|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|"
+                          r"\b[a-z][a-z0-9]*_(?!\w)|\b[a-z]{2,}[A-Z]\w*|\b[A-Z][a-z0-9]{2,}[A-Z]\w*|\b[a-z_]\w+\.[a-z_]\w+\b")
 
 
 def technical_types(query: str, available: Iterable[str]) -> list[str]:
@@ -35,6 +39,9 @@ def technical_types(query: str, available: Iterable[str]) -> list[str]:
         m = pattern.search(q)
         if m:
             found += [(m.start(), t) for t in types]
+    code = _CODE_SHAPED.search(query)
+    if code:
+        found.append((code.start(), CODE))
     found.sort(key=lambda item: item[0])
     return list(dict.fromkeys(pool[t] for _, t in found if t in pool))
 

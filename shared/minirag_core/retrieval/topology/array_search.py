@@ -39,14 +39,14 @@ def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], l
 
 def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], hops: int,
               top: int) -> dict[tuple[str, str], int]:
-    """``edge_scoring.key_edges(score_edges(...), top)`` on a ``Subgraph``."""
+    """``key_edges.key_edges(score_edges(...), top, edge_weights(...))`` on a ``Subgraph``."""
     rows = [sub.position[a] for a in dict.fromkeys([*seeds, *candidates]) if a in sub.position]
     if not rows or not len(sub.left):
         return {}
     reach = _reach(len(sub.nodes), sub.left, sub.right, rows, hops)
     counts = (reach[sub.left] | reach[sub.right]).sum(axis=1)
     scored = np.flatnonzero(counts)
-    chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -counts[scored]))][:max(top, 0)]
+    chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -sub.weight[scored], -counts[scored]))][:max(top, 0)]
     nodes = sub.nodes
     return {(nodes[sub.left[i]], nodes[sub.right[i]]): int(counts[i]) for i in chosen.tolist()}
 

@@ -61,6 +61,16 @@ def score_edges(graph: nx.Graph, seeds: Iterable[str], answer_candidates: Iterab
     return {((u, v) if u <= v else (v, u)): c for (u, v), c in found}
 
 
-def key_edges(edge_scores: dict[tuple[str, str], int], top: int) -> dict[tuple[str, str], int]:
-    """The top-ranked edges (ties broken by id, so the choice is deterministic)."""
-    return dict(heapq.nsmallest(top, edge_scores.items(), key=lambda item: (-item[1], item[0])))
+def key_edges(edge_scores: dict[tuple[str, str], int], top: int,
+              weights: dict[tuple[str, str], float] | None = None) -> dict[tuple[str, str], int]:
+    """The top-ranked edges. Eq. 2 counts tie often; a tie goes to the stronger edge (its
+    ``weight``: a stated relation counts twice a co-occurrence, and repeats add up), then to ids,
+    so the choice is deterministic."""
+    strength = weights or {}
+    return dict(heapq.nsmallest(top, edge_scores.items(),
+                                key=lambda item: (-item[1], -strength.get(item[0], 0.0), item[0])))
+
+
+def edge_weights(graph: nx.Graph) -> dict[tuple[str, str], float]:
+    """Each edge's ``weight`` (1.0 where unset), keyed as ``score_edges`` keys it."""
+    return {((u, v) if u <= v else (v, u)): float(d.get("weight", 1.0)) for u, v, d in graph.edges(data=True)}
