@@ -126,6 +126,8 @@ class MiniRAGIndex:
             self._repair_unless_clean()  # a write that did not end, here or in another process
             mark_writing(self._path(STATE_FILE))
             yield
+            with self._rw.write():
+                self.graph_store.settle()
             mark_clean(self._path(STATE_FILE), self.vectors.store)
 
     def _reload_if_changed(self) -> bool:

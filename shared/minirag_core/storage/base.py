@@ -105,6 +105,11 @@ class GraphStore(GraphView, Protocol):
     def reload_if_changed(self) -> bool:
         """Catch up with another process's writes; True if there were any."""
 
+    def settle(self) -> None:
+        """End of a write session (the index calls it before releasing the workdir lock): fold
+        what was logged into the compact form the next reader opens fastest (a no-op where
+        nothing is logged)."""
+
     def changed(self) -> None:
         """Forget what was derived from the graph (called after every write)."""
 

@@ -111,6 +111,9 @@ class FalkorDBGraphStore:
         rows = self._q("MATCH (m:Meta {id: 'meta'}) RETURN m.seq")
         return int(rows[0][0]) if rows else 0
 
+    def settle(self) -> None:
+        """Nothing to fold: every write is already in its final form."""
+
     def reload_if_changed(self) -> bool:
         seq = self._server_seq()
         if seq == self._seq:

@@ -27,6 +27,9 @@ __all__ = ["Change", "GraphFiles"]
 #: the log is folded into a new snapshot once it is this many times the snapshot's size
 COMPACT_RATIO = 1.0
 MIN_COMPACT_BYTES = 1 << 20
+#: ... and at the end of a write session once it is this share of it: every later open would
+#: otherwise replay it (a whole-corpus ``insert`` leaves a log about half the snapshot's size)
+SETTLE_RATIO = 0.25
 
 
 def _logged(attrs: dict[str, Any] | None, added: set[str] | None) -> Any:
@@ -160,6 +163,13 @@ class GraphFiles:
         if self.log_path.exists():
             os.truncate(self.log_path, 0)  # a crash before this: the snapshot's log_seq skips it
         self.log_offset = 0
+
+    def settle(self, graph: nx.Graph) -> bool:
+        """Fold the log into a new snapshot if it is over ``SETTLE_RATIO`` of the snapshot; True if it was."""
+        if self._snapshot_stamp is None or self.log_offset <= SETTLE_RATIO * self._snapshot_stamp[1]:
+            return False
+        self.write_snapshot(graph)
+        return True
 
     def append(self, graph: nx.Graph, change: Change) -> None:
         """Log one write; fold the log into a new snapshot once it outgrows the old one."""

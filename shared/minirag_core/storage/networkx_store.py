@@ -75,6 +75,14 @@ class NetworkXGraphStore:
                 self._files.append(self.graph, change)
             self._stamp = self._files.stamp()
 
+    def settle(self) -> None:
+        """Fold a log grown past a share of the snapshot into a new snapshot (``graph_log.SETTLE_RATIO``)."""
+        if self._files is None:
+            return
+        with self.lock:
+            if self._files.settle(self.graph):
+                self._stamp = self._files.stamp()
+
     def documents(self) -> dict[str, dict[str, Any]]:
         return self.graph.graph.setdefault("documents", {})
 

@@ -110,6 +110,9 @@ class SQLiteGraphStore:
             return self.db.execute(query, params).fetchall()
 
     # -- registry and change tracking -----------------------------------------------------
+    def settle(self) -> None:
+        """Nothing to fold: every write is already in its final form."""
+
     def reload_if_changed(self) -> bool:
         with self.lock:
             rows = self._rows("SELECT value FROM meta WHERE key = 'seq'")

@@ -148,3 +148,44 @@ def test_insert_records_log_only_the_new_sources_of_a_hub(tmp_path, monkeypatch)
     assert _state(reopened) == _state(store)
     reader = NetworkXGraphStore(path)  # another reader catching up from the log gets it too
     assert _state(reader) == _state(store)
+
+
+def test_settle_folds_a_log_past_its_share_of_the_snapshot(tmp_path):
+    path = tmp_path / "graph.json"
+    store = NetworkXGraphStore(path)
+    store.save(_add_chunk(store, "c0", ["A", *(f"N{i}" for i in range(30)), "F"]))
+    log = path.with_name("graph.log.jsonl")
+    store.save(_add_chunk(store, "c1", ["F", "G"]))
+    assert 0 < log.stat().st_size <= graph_log.SETTLE_RATIO * path.stat().st_size
+    store.settle()                                           # a small log stays: the snapshot is not rewritten
+    assert log.stat().st_size > 0
+    for i in range(2, 12):
+        store.save(_add_chunk(store, f"c{i}", [f"X{i}", f"Y{i}", "A"]))
+    assert log.stat().st_size > graph_log.SETTLE_RATIO * path.stat().st_size
+    store.settle()
+    assert log.stat().st_size == 0
+    other = NetworkXGraphStore(path)
+    assert _state(other) == _state(store)
+    store.save(_add_chunk(store, "c9", ["A", "Z"]))          # writes after a settle still log and reopen
+    assert other.reload_if_changed() and _state(other) == _state(store)
+
+
+def test_a_whole_corpus_insert_leaves_no_log_to_replay(tmp_path):
+    """Batches after the first are logged; the end of the insert folds them into the snapshot."""
+    from minirag_core.indexing.index import MiniRAGIndex
+    from tests.stand_ins import HashEmbedder, NameListExtractor
+
+    texts = [f"Dana{i} hired Kai{i} and Lee{i % 7}; Kai{i} met Ola{i % 5}." for i in range(300)]
+    wd = tmp_path / "wd"
+    index = MiniRAGIndex(wd, embedder=HashEmbedder(), extractor=NameListExtractor())
+    appended = []
+    real_append = graph_log.GraphFiles.append
+    graph_log.GraphFiles.append = lambda self, g, change: (appended.append(1), real_append(self, g, change))[1]
+    try:
+        index.insert(texts)
+    finally:
+        graph_log.GraphFiles.append = real_append
+    assert len(appended) >= 3                                # batches were logged ...
+    log = wd / "graph.log.jsonl"
+    assert log.stat().st_size <= graph_log.SETTLE_RATIO * (wd / "graph.json").stat().st_size  # ... and folded
+    assert _state(NetworkXGraphStore(wd / "graph.json")) == _state(index.graph_store)
