@@ -123,6 +123,9 @@ class MiniRAGRetriever(BaseRetriever):
     """Number of documents to return."""
     token_budget: int = Field(default=6000, ge=1)
     """Most tokens (embedding tokenizer) of retrieved chunk text."""
+    max_chunks_per_document: int | None = Field(default=None, ge=0)
+    """At most this many chunks of one source document among the ``k`` (``None``: the index's
+    setting, 2 unless changed; ``0``: no cap)."""
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -233,14 +236,19 @@ class MiniRAGRetriever(BaseRetriever):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         mode = check_mode(mode or self.mode)
-        return k, mode, {"top_k": k, "token_budget": self.token_budget, "fill": True}
+        overrides: dict[str, Any] = {"top_k": k, "token_budget": self.token_budget, "fill": True}
+        if self.max_chunks_per_document is not None:
+            overrides["max_chunks_per_document"] = self.max_chunks_per_document
+        return k, mode, overrides
 
     def _shortfall(self, result: RetrievalResult, k: int) -> int:
         return shortfall(result, k, len(self.index.graph_store.chunk_ids()))
 
     def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
         # Safeguard for a core result with fewer than k chunks although the index holds more.
-        fill_to_k(result, extra, k, self.token_budget, self.index.settings.max_chunks_per_document)
+        cap = self.max_chunks_per_document
+        fill_to_k(result, extra, k, self.token_budget,
+                  self.index.settings.max_chunks_per_document if cap is None else cap)
 
     def _top_up_overrides(self, overrides: dict[str, Any], k: int) -> dict[str, Any]:
         # The retriever applies the budget itself while topping up.

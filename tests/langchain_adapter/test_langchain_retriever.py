@@ -179,6 +179,25 @@ def test_short_core_result_is_topped_up(monkeypatch: pytest.MonkeyPatch, caplog:
     assert r.invoke("What did Li Hua report to Adam?", mode="naive", k=4)[0].metadata["minirag_via"] == "dense"
 
 
+def test_per_document_cap_reaches_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    r = small_retriever(k=3)
+    seen: list[dict[str, Any]] = []
+    real_query = r.index.query
+
+    def recording_query(query: str, *, mode: str = "mini", **overrides: Any):
+        seen.append(overrides)
+        return real_query(query, mode=mode, **overrides)
+
+    monkeypatch.setattr(r.index, "query", recording_query)
+    r.invoke("Adam broken water tap")
+    assert "max_chunks_per_document" not in seen[-1]  # the index's own setting (2 by default)
+    assert r.index.settings.max_chunks_per_document == 2
+    r.model_copy(update={"max_chunks_per_document": 0}).invoke("Adam broken water tap")
+    assert seen[-1]["max_chunks_per_document"] == 0
+    with pytest.raises(ValidationError):
+        MiniRAGRetriever.from_index(r.index, max_chunks_per_document=-1)
+
+
 def test_field_validation() -> None:
     r = small_retriever()
     with pytest.raises(ValidationError):
