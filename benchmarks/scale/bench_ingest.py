@@ -7,7 +7,8 @@
 Per shape, the same documents go through (a) ``MiniRAGIndex.insert`` (offline extraction, graph,
 entity / relation / chunk vectors, saves) and (b) a dense-only index: the same chunks, embedded as
 the same windows by the same model and threads into embedded Chroma (``VectorIndex`` over
-``ChromaVectorStore``, as a plain vector index would store them). Runs interleave (b, a, a, b, ...)
+``ChromaVectorStore``, as a plain vector index would store them), on sentence-transformers' torch
+model as a user's vector index would run it ((a) embeds on ONNX Runtime where installed). Runs interleave (b, a, a, b, ...)
 so machine load hits both alike; the figures are kchar/s of each and the ratio of their times
 (min and median over ``--repeat``), and the profile of (a)'s last run: exclusive seconds per phase
 (``ingest_profile.py``). Shapes: chat (LiHuaWorld sessions), passages (HotpotQA-100), docs (the
@@ -58,11 +59,13 @@ def load_shape(shape: str, root: Path) -> list[Any]:
     return devsets.load(name, root).documents
 
 
-def new_embedder() -> Any:
-    """A fresh embedder (its own LRU of short texts) over the process's loaded model."""
+def new_embedder(onnx_batches: bool = True) -> Any:
+    """A fresh embedder (its own LRU of short texts) over the process's loaded model;
+    ``onnx_batches=False``: long texts on sentence-transformers' torch model, as a user's plain
+    vector index would embed them."""
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = SentenceTransformerEmbedder(onnx_batches=onnx_batches)
     embedder.load_torch()
     return embedder
 
@@ -70,8 +73,8 @@ def new_embedder() -> Any:
 def warm_up() -> None:
     from minirag_core.extraction.nlp import load_model
 
-    embedder = new_embedder()
-    embedder.embed(["warm up " * 50] * 4 + ["warm"] * 2)
+    for onnx_batches in (True, False):
+        new_embedder(onnx_batches).embed(["warm up " * 50] * 4 + ["warm"] * 2)
     load_model()
 
 
@@ -81,7 +84,7 @@ def build_dense(docs: list[Any], workdir: Path) -> dict[str, Any]:
     from minirag_core.search.vectors import CHUNKS, VectorIndex
     from minirag_core.storage.chroma_store import ChromaVectorStore
 
-    embedder = new_embedder()
+    embedder = new_embedder(onnx_batches=False)
     timer = PhaseTimer()
     start = time.perf_counter()
     vectors = VectorIndex(ChromaVectorStore(workdir / "chroma"), embedder)

@@ -44,15 +44,16 @@ def bert_runtime(runtime: str | None = None) -> str:
     return chosen
 
 
-def new_forward(weights: BertWeights, runtime: str | None = None) -> BertForward:
-    """The forward pass on ``runtime`` (see :func:`bert_runtime`). Where ONNX Runtime was picked
+def new_forward(weights: BertWeights, runtime: str | None = None, threads: int = 1) -> BertForward:
+    """The forward pass on ``runtime`` (see :func:`bert_runtime`; ONNX Runtime on ``threads``
+    intra-op threads, NumPy on one). Where ONNX Runtime was picked
     by default but cannot run the graph (an install too old for opset 20, say), NumPy with a
     warning; where it was asked for, the error."""
     if bert_runtime(runtime) == "onnxruntime":
         from minirag_core.embedding.onnx_bert import OnnxBertForward
 
         try:
-            return OnnxBertForward(weights)
+            return OnnxBertForward(weights, threads)
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
             if runtime or os.environ.get("MINIRAG_BERT_RUNTIME"):
                 raise
@@ -94,19 +95,19 @@ def _length_batches(order: list[int], lengths: list[int], batch_size: int) -> li
 class BertEncoder:
     """Mean-pooled, normalised sentence vectors from a local BERT checkpoint."""
 
-    def __init__(self, model_dir: str | Path, max_tokens: int, runtime: str | None = None) -> None:
+    def __init__(self, model_dir: str | Path, max_tokens: int, runtime: str | None = None, threads: int = 1) -> None:
         from tokenizers import Tokenizer
 
         weights = BertWeights.load(model_dir)
         self.dim = weights.hidden
         self.max_tokens = max_tokens
-        self.forward: BertForward = new_forward(weights, runtime)
+        self.forward: BertForward = new_forward(weights, runtime, threads)
         self.tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=max_tokens)
         self.tokenizer.enable_padding(pad_id=weights.pad_id)
 
     def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
-        """Vectors of ``texts``, on one thread. Up to ``_PACKED_TOKENS`` word pieces in all
+        """Vectors of ``texts`` (BLAS on one thread; ONNX Runtime on its session's). Up to ``_PACKED_TOKENS`` word pieces in all
         (a question and its entity names): one packed pass. More: batches of similar token
         length, so short names are not padded to a long text's length."""
         if not texts:

@@ -128,16 +128,17 @@ def cached_graph(w: BertWeights) -> str | bytes:
 
 
 class OnnxBertForward:
-    """Hidden states of token rows, computed by an ONNX Runtime session on one thread (the
-    caller decides the parallelism: a query's names may run in another thread beside it)."""
+    """Hidden states of token rows, computed by an ONNX Runtime session on ``threads`` intra-op
+    threads: one by default (the caller decides the parallelism: a query's names may run in
+    another thread beside it); an index's batches of windows take as many as torch would."""
 
     runtime = "onnxruntime"
 
-    def __init__(self, weights: BertWeights) -> None:
+    def __init__(self, weights: BertWeights, threads: int = 1) -> None:
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = max(0, threads)  # 0: ONNX Runtime's default (the physical cores)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only
         self._session = onnxruntime.InferenceSession(cached_graph(weights), options,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -105,16 +106,32 @@ def _small_batch_encoder(path: str, max_tokens: int, runtime: str) -> Any:
     return BertEncoder(path, max_tokens, runtime)
 
 
+@lru_cache(maxsize=4)
+def _batch_encoder(path: str, max_tokens: int, threads: int) -> Any:
+    """The ONNX Runtime encoder for an index's batches, on ``threads`` intra-op threads."""
+    from minirag_core.embedding.bert_encoder import BertEncoder
+
+    return BertEncoder(path, max_tokens, "onnxruntime", threads)
+
+
+def batch_threads() -> int:
+    """Threads for an index's batches on ONNX Runtime: torch's setting where torch is imported
+    (``torch.set_num_threads``, as the torch batches would use), else ONNX Runtime's default (0)."""
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else 0
+
+
 #: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the small-batch
 #: ``BertEncoder`` (no torch import: a query starts fast); larger ones by sentence-transformers.
 #: Once torch is loaded (indexing, or ``load_torch``), batches up to ``_QUERY_BATCH`` texts (a
 #: query and its entities) stay on the encoder when it runs on ONNX Runtime (faster than torch
 #: for them: 16.8 ms for a sentence with five names against 36.9 ms, and 29.8 ms on NumPy, one
 #: thread each: ``benchmarks/scale/bench_embed.py``); on the NumPy fallback they run on torch in float32
-#: instead, as NumPy would compute them, but faster per question
-#: With torch loaded and ONNX Runtime present, batches of short texts of any size (entity names,
-#: relation texts, type descriptions while indexing) stay on the encoder too unless ``bf16``: 1.3-1.8x
-#: faster than torch float32 at one thread each, cosine >= 0.9999999 (``benchmarks/scale/bench_ingest.py``)
+#: instead, as NumPy would compute them, but faster per question.
+#: With ONNX Runtime present, every other batch (entity names, relation texts, chunk windows) runs on
+#: it too unless ``bf16`` or ``onnx_batches=False``: 1.3-1.8x faster than torch float32 at one thread
+#: each, cosine >= 0.9999998 to torch's vectors (``benchmarks/scale/bench_embed.py``, ``bench_ingest.py``); long
+#: texts on an encoder with torch's thread count (:func:`batch_threads`)
 _SMALL_BATCH = 128
 _SMALL_TEXT_CHARS = 400
 _QUERY_BATCH = 8
@@ -135,20 +152,23 @@ class SentenceTransformerEmbedder:
     at most ``max_tokens`` word pieces; callers that embed longer text should embed
     ``token_windows`` of it. ``bf16`` runs the torch batches under bfloat16 autocast (default:
     on CPUs with AMX matrix units, see :func:`cpu_has_bf16_matrix_units`; ``MINIRAG_EMBED_BF16=0``
-    turns it off).
+    turns it off). Without it, an index's batches run on ONNX Runtime where it is installed;
+    ``onnx_batches=False`` keeps them on sentence-transformers' torch model.
     """
 
     #: ``embed`` may be called from several threads at once (small batches then run side by side)
     parallel_embed = True
 
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
-                 batch_size: int = 64, cache_size: int = 50_000, bf16: bool | None = None) -> None:
+                 batch_size: int = 64, cache_size: int = 50_000, bf16: bool | None = None,
+                 onnx_batches: bool = True) -> None:
         from tokenizers import Tokenizer
 
         self.model_path = str(model_path or bundled_model_path())
         self.name = name if model_path is None else (name if name != DEFAULT_MODEL_NAME else str(model_path))
         self.batch_size = batch_size
         self.bf16 = _bf16_setting(bf16)
+        self.onnx_batches = onnx_batches
         #: numeric precision of the torch batches (part of the extraction cache's identity)
         self.precision = "bfloat16-autocast" if self.bf16 else "float32"
         self._lock = threading.Lock()
@@ -165,11 +185,11 @@ class SentenceTransformerEmbedder:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as its settings (an index's worker processes rebuild it from them)."""
         return {"model_path": self.model_path, "name": self.name, "batch_size": self.batch_size,
-                "cache_size": self._cache.size, "bf16": self.bf16}
+                "cache_size": self._cache.size, "bf16": self.bf16, "onnx_batches": self.onnx_batches}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["model_path"], batch_size=state["batch_size"], cache_size=state["cache_size"],
-                      bf16=state["bf16"])
+                      bf16=state["bf16"], onnx_batches=state.get("onnx_batches", True))
         self.name = state["name"]
 
     @property
@@ -189,17 +209,28 @@ class SentenceTransformerEmbedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         short = all(len(t) <= _SMALL_TEXT_CHARS for t in texts)
         query_sized = short and len(texts) <= _QUERY_BATCH
-        with self._lock:  # torch modules are not re-entrant across threads (the small encoder is)
-            small = short and len(texts) <= _SMALL_BATCH
-            if short and (self._torch_loaded or not small):
-                onnx = self._small_encoder().forward.runtime != "numpy"
-                # index batches of names on ONNX Runtime (see _SMALL_BATCH); torch takes more than a
-                # query on the NumPy fallback or with bf16, and a query too if NumPy is all else
-                small = onnx and (query_sized or not self.bf16) if self._torch_loaded else onnx and not self.bf16
-            if not small:
+        with self._lock:  # torch modules are not re-entrant across threads (the encoders are)
+            encoder = self._route(texts, short, query_sized)
+            if encoder is None:
                 return self._encode_torch(texts, bf16=self.bf16 and not query_sized)
-            encoder = self._small_encoder()
         return encoder.encode(texts)
+
+    def _route(self, texts: list[str], short: bool, query_sized: bool) -> Any:
+        """The encoder for a batch, or None for torch (caller holds the lock): a query on the
+        small-batch encoder; other batches on ONNX Runtime unless ``bf16`` (or, for long texts,
+        ``onnx_batches`` is off); on the NumPy fallback, torch once it is loaded or past a query."""
+        small = short and len(texts) <= _SMALL_BATCH
+        if small and not self._torch_loaded:
+            return self._small_encoder()
+        if not (short or self.onnx_batches) or self._small_encoder().forward.runtime == "numpy":
+            return None
+        if query_sized:
+            return self._small_encoder()
+        if self.bf16:
+            return None
+        if short:
+            return self._small_encoder()
+        return _batch_encoder(self.model_path, self.max_tokens, batch_threads())
 
     def _small_encoder(self) -> Any:
         """The ``BertEncoder`` for small batches, built on first use (caller holds the lock)."""

@@ -264,12 +264,13 @@ def test_queries_run_on_torch_in_float32_once_it_is_loaded_on_the_numpy_fallback
 def test_short_texts_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> None:
     """On ONNX Runtime (faster than torch for short texts) a query and its entities, and an
     index batch of names of any size, stay on the small-batch encoder after ``load_torch``;
-    long texts go to torch, and so do batches beyond a query's size where bfloat16 is on."""
+    with ``onnx_batches=False`` long texts go to torch, and so do batches beyond a query's size
+    where bfloat16 is on."""
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
     monkeypatch.delenv("MINIRAG_BERT_RUNTIME", raising=False)
     texts = ["Who repaired the brass telescope on the north pier?", "Marta Olsen", "north pier"]
-    embedder = SentenceTransformerEmbedder(bf16=False)
+    embedder = SentenceTransformerEmbedder(bf16=False, onnx_batches=False)
     before = embedder._encode(texts)
     assert embedder._bert.forward.runtime == "onnxruntime"
     embedder.load_torch()
@@ -285,6 +286,35 @@ def test_short_texts_stay_on_onnx_runtime_once_torch_is_loaded(monkeypatch) -> N
     embedder.bf16 = True
     embedder._encode(texts * 3)
     assert seen == [2, 9]
+
+
+def test_index_batches_of_long_windows_run_on_onnx_runtime_with_torchs_vectors(monkeypatch) -> None:
+    """By default (ONNX Runtime installed, no bfloat16) long windows run on ONNX Runtime, on as
+    many threads as torch is set to, never on torch, with vectors within cosine 0.999999 of
+    sentence-transformers' on torch; ``onnx_batches=False`` or bfloat16 keeps them on torch."""
+    import torch
+
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder, batch_threads
+
+    monkeypatch.delenv("MINIRAG_BERT_RUNTIME", raising=False)
+    windows = [("The committee met in Lagos on Tuesday to plan the harbour works. " * 20)[:n]
+               for n in (600, 900, 1200)] + ["Marta Olsen", "a short phrase " * 40]
+    embedder = SentenceTransformerEmbedder(bf16=False)
+    embedder.load_torch()
+    reference = SentenceTransformerEmbedder(bf16=False, onnx_batches=False)._encode_torch(windows)
+    monkeypatch.setattr(embedder, "_encode_torch", lambda *a, **k: pytest.fail("torch used for an index batch"))
+    fast = embedder._encode(windows)
+    assert fast.shape == reference.shape
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+    assert float((fast * reference).sum(axis=1).min()) > 0.999999
+    assert batch_threads() == torch.get_num_threads()
+    seen = []
+    monkeypatch.setattr(embedder, "_encode_torch", lambda batch, bf16=None: seen.append(len(batch)) or reference)
+    embedder.onnx_batches = False
+    embedder._encode(windows)
+    embedder.onnx_batches, embedder.bf16 = True, True
+    embedder._encode(windows)
+    assert seen == [len(windows), len(windows)]
 
 
 def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:
