@@ -129,4 +129,6 @@ def test_the_results_headline_is_one_table_with_its_command():
     text = readme_headline(results)
     assert sum(line.startswith("|---") for line in text.splitlines()) == 1
     assert "| **mini** | 90.0 / 80.0 |" in text and "| naive | 70.0 / 50.0 |" in text and "light" not in text
-    assert "benchmarks/quality/run_suite.py --write-results" in text and "`abcdef1`" in text
+    assert "benchmarks/quality/run_suite.py --write-results`" in text and "`abcdef1`" in text
+    text = readme_headline({**results, "flags": ["--except", "li-pg,linearrag"]})
+    assert "benchmarks/quality/run_suite.py --write-results --except li-pg,linearrag`" in text

@@ -198,12 +198,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--write-results", action="store_true", help="regenerate RESULTS.md and the README section")
     p.add_argument("--llm", default=None, help="ollama:MODEL[@host]: build each set's graph and map the questions "
                                                "with this model (its own workdirs; results in --out only)")
+    p.add_argument("--except", dest="excluded", default="",
+                   help="comma-separated systems to leave out of --systems (e.g. li-pg,linearrag: the peers that "
+                        "build indexes of their own and take longest)")
     args = p.parse_args(argv)
     if args.llm and args.write_results:
         p.error("--write-results keeps RESULTS.md for the embedded default; a --llm run writes --out only")
     args.sets = [s for s in (args.sets.split(",") if args.sets else devsets.available()) if s]
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    unknown = [s for s in args.systems if s not in ALL_SYSTEMS]
+    excluded = [s.strip() for s in args.excluded.split(",") if s.strip()]
+    named = list(args.systems) != list(DEFAULT_SYSTEMS)
+    args.flags = (["--systems", ",".join(args.systems)] if named else []) + (["--except", ",".join(excluded)]
+                                                                            if excluded else [])
+    args.systems = [s for s in args.systems if s not in excluded]
+    unknown = [s for s in args.systems + excluded if s not in ALL_SYSTEMS]
     if unknown:
         p.error(f"unknown systems {unknown}; choose from {', '.join(ALL_SYSTEMS)}")
     for system in [s for s in args.systems if s in OPTIONAL and not OPTIONAL[s]()]:
@@ -220,7 +228,7 @@ def main(argv=None) -> dict:
     sets = [evaluate_set(name, args.systems, args.split, args.out, args.rebuild, args.limit, args.llm)
             for name in args.sets]
     results = {"commit": git_commit(), "machine": machine_info(), "split": args.split, "systems": args.systems,
-               "llm": args.llm,
+               "llm": args.llm, "flags": args.flags,
                "ablations": ABLATIONS, "ks": KS, "out": str(args.out), "seconds_total": time.perf_counter() - started, "sets": sets}
     (args.out / "suite_results.json").write_text(json.dumps(results, indent=1, default=str))
     plot_suite(results, args.out / "suite_recall.png")

@@ -112,7 +112,8 @@ def lead_sentence(entry: dict) -> str:
 
 def readme_section(results: dict) -> str:
     commit = (results.get("commit") or "uncommitted")[:7]
-    command = f"--llm {results['llm']}" if results.get("llm") else "--write-results"
+    command = " ".join([f"--llm {results['llm']}" if results.get("llm") else "--write-results",
+                        *results.get("flags", [])])
     lines = [f"Measured at commit `{commit}` by `.venv/bin/python benchmarks/quality/run_suite.py {command}` "
              f"({results['seconds_total'] / 60:.1f} min on a {results['machine'].get('cpu_count', '?')}-core machine, "
              + (f"graph built and questions mapped by `{results['llm']}`). " if results.get("llm") else
@@ -161,7 +162,8 @@ def readme_headline(results: dict) -> str:
     """The README's one table: recall@5 / all-evidence@5 of mini and the main baselines on each set,
     with the command that measured it; the rest stays in ``benchmarks/RESULTS.md``."""
     commit = (results.get("commit") or "uncommitted")[:7]
-    command = f"--llm {results['llm']}" if results.get("llm") else "--write-results"
+    command = " ".join([f"--llm {results['llm']}" if results.get("llm") else "--write-results",
+                        *results.get("flags", [])])
     sets = results["sets"]
     head = " | ".join(f"{e['set']} ({e['n_questions']} q, {e['index'].get('chunks', '?')} chunks)" for e in sets)
     rows = [f"| recall@5 / all-evidence@5 | {head} |", "|---|" + "---|" * len(sets)]

@@ -160,3 +160,16 @@ def test_suite_builds_each_graph_with_a_model_when_asked(tmp_path, httpserver, m
     [entry] = results["sets"]
     assert entry["index"]["entities"] == 4 and entry["summary"]["mini"]["overall"]["n"] == 1
     assert "graph built and questions mapped by `ollama:tiny-model:0.5b" in readme_section(results)
+
+
+def test_except_leaves_systems_out_and_is_recorded_for_the_readme_command():
+    from benchmarks.quality import run_suite
+
+    args = run_suite.parse_args(["--except", "li-pg,hybrid"])
+    assert "li-pg" not in args.systems and "hybrid" not in args.systems and "mini" in args.systems
+    assert args.flags == ["--except", "li-pg,hybrid"]
+    assert run_suite.parse_args([]).flags == []
+    named = run_suite.parse_args(["--systems", "mini,naive", "--except", "naive"])
+    assert named.systems == ["mini"] and named.flags == ["--systems", "mini,naive", "--except", "naive"]
+    with pytest.raises(SystemExit):
+        run_suite.parse_args(["--except", "no-such-system"])
