@@ -61,17 +61,18 @@ def falkordb_store(url: str, database: Optional[str] = None, **kwargs: Any) -> P
 
 
 def ladybug_store(path: Optional[str] = None, **kwargs: Any) -> PropertyGraphStore:
-    """A ``LadybugPropertyGraphStore`` on the database file ``path`` (None: in memory). Its
+    """A ``LadybugPropertyGraphStore`` on the database file ``path`` (None: in memory), with
+    batched entity and relation writes (:mod:`llama_index_minirag.ladybug_writes`). Its
     vector index is off by default (it needs an extension downloaded on first use; MiniRAG
     searches its own vectors). MiniRAG's records are kept beside it
     (:mod:`llama_index_minirag.ladybug_access`)."""
     import ladybug as lb
-    from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
 
+    from .ladybug_writes import BatchedLadybugStore
     from .store_watch import watch
 
     kwargs.setdefault("use_vector_index", False)
-    store = LadybugPropertyGraphStore(lb.Database(str(path) if path else ":memory:"), **kwargs)
+    store = BatchedLadybugStore(lb.Database(str(path) if path else ":memory:"), **kwargs)
     watch(store)  # MiniRAG's records are written beside the database as the store is written
     return store
 
