@@ -13,7 +13,9 @@ the same documents as a core index of the same texts (``tests/`` check it on sma
 ``ladybug`` (an embedded database in a temporary folder). Once every store of a set is built and
 has answered each question once, the questions are asked again ``--warm-rounds`` times and timed,
 each question on every store in turn (so load from other jobs falls on all stores alike): the
-warm p50 per store and its ratio to the in-memory store's. With ``--first-query`` a new process then opens each persistent store and answers
+warm p50 per store and its ratio to the in-memory store's. ``--share-vectors`` saves embedding
+each set's graph once per store: the later stores' vector folders start with the first store's
+vectors (the same texts, the same model). With ``--first-query`` a new process then opens each persistent store and answers
 one question, with the graph vectors kept in a Chroma folder, timing that first query and
 counting the texts it embedded (``pg_first_query.py``).
 
@@ -74,9 +76,10 @@ def subset(data, limit: int | None):
 
 def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "memory",
                 server_url: str | None = None, root: Path | None = None,
-                limit: int | None = None) -> tuple[dict, Any, Any]:
+                limit: int | None = None, seed_vectors: dict | None = None) -> tuple[dict, Any, Any]:
     """Build the PG index of set ``name`` on ``store`` and compare its top 5 with the core's: the
-    row, the retriever and the graph store."""
+    row, the retriever and the graph store. ``seed_vectors`` (text -> vector, same model): put in
+    the store's vector folder first, so the graph is not embedded again for each store."""
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
 
@@ -100,6 +103,13 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
         pg = PropertyGraphIndex.from_documents(
             [Document(text=d.text, id_=d.id, metadata=dict(d.metadata)) for d in data.documents], **settings)
     vectors = root / "vectors" if root is not None and store != "memory" else None
+    if vectors is not None and seed_vectors:
+        from llama_index_minirag import ChromaVectorCache
+        from llama_index_minirag.adapters import as_core_embedder
+
+        seeded = ChromaVectorCache(str(vectors), as_core_embedder(embed_model).name)
+        seeded.update(seed_vectors)
+        seeded.flush()
     sources = PropertyGraphSources(pg.property_graph_store, embed_model,
                                    vector_cache=str(vectors) if vectors is not None else None)
     retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=core.query_mapper, top_k=5)
@@ -143,6 +153,8 @@ def main(argv=None) -> None:
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N documents and the questions they hold the evidence of")
     p.add_argument("--warm-rounds", type=int, default=3, help="timed passes over the questions per store")
+    p.add_argument("--share-vectors", action="store_true",
+                   help="embed each set's graph once: later stores start from the first store's vectors")
     p.add_argument("--first-query", action="store_true",
                    help="time a new process's first query on each persistent store")
     args = p.parse_args(argv)
@@ -157,11 +169,14 @@ def main(argv=None) -> None:
 
             server_url = stack.enter_context(FalkorDBServer(root / "falkordb")).url
         for name in args.sets.split(","):
-            built = {}
+            built, vectors = {}, {}
             for store in stores:
                 where = root / f"{name}-{store}"
                 where.mkdir()
-                built[store] = (where, *compare_set(name, args.out, args.chunks, store, server_url, where, args.limit))
+                built[store] = (where, *compare_set(name, args.out, args.chunks, store, server_url, where, args.limit,
+                                                    vectors if args.share_vectors else None))
+                if args.share_vectors and not vectors:
+                    built[store][2].sources.share_vectors(vectors)  # the first store's graph vectors
             questions = [q.question for q in subset(devsets.load(name), args.limit).questions if q.has_evidence]
             times = warm_times({store: b[2] for store, b in built.items()}, questions, args.warm_rounds)
             memory_p50 = _p50(times["memory"]) if "memory" in times else None
