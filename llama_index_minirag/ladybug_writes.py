@@ -14,12 +14,13 @@ code.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, List, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from llama_index.core.graph_stores.types import ChunkNode, EntityNode, LabelledNode, Relation
 from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
 
-__all__ = ["BatchedLadybugStore", "BATCH"]
+__all__ = ["BATCH", "BatchedLadybugStore"]
 
 #: rows per ``UNWIND`` statement
 BATCH = 2000
@@ -48,7 +49,7 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
     def _quote(self, name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
 
-    def upsert_nodes(self, nodes: List[LabelledNode]) -> None:
+    def upsert_nodes(self, nodes: list[LabelledNode]) -> None:
         if self.has_structured_schema:
             return super().upsert_nodes(nodes)
         chunks = [n for n in nodes if isinstance(n, ChunkNode)]
@@ -76,12 +77,13 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
                     f"UNWIND $rows AS row MERGE (e:{self._quote(table)} {{id: row.id}}) "
                     "SET e.label = row.label, e.name = row.name, e.creation_date = date(row.creation_date), "
                     "e.last_modified_date = date(row.last_modified_date), e.file_name = row.file_name, "
-                    "e.file_path = row.file_path, e.file_size = CAST(row.file_size AS INT64), e.file_type = row.file_type, "
+                    "e.file_path = row.file_path, e.file_size = CAST(row.file_size AS INT64), "
+                    "e.file_type = row.file_type, "
                     "e.triplet_source_id = row.triplet_source_id, e.ref_doc_id = row.ref_doc_id",
                     parameters={"rows": rows})
         self._checkpoint()
 
-    def upsert_relations(self, relations: List[Relation]) -> None:
+    def upsert_relations(self, relations: list[Relation]) -> None:
         if self.has_structured_schema:
             return super().upsert_relations(relations)
         rows_in = [{"s": r.source_id, "t": r.target_id, "label": r.label,

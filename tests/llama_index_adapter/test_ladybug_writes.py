@@ -11,11 +11,11 @@ import pytest
 lb = pytest.importorskip("ladybug")
 pytest.importorskip("llama_index.graph_stores.ladybug")
 
-from llama_index.core.graph_stores.types import ChunkNode, EntityNode, Relation  # noqa: E402
-from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore  # noqa: E402
+from llama_index.core.graph_stores.types import ChunkNode, EntityNode, Relation
+from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
 
-from llama_index_minirag import ladybug_writes  # noqa: E402
-from llama_index_minirag.ladybug_writes import BatchedLadybugStore  # noqa: E402
+from llama_index_minirag import ladybug_writes
+from llama_index_minirag.ladybug_writes import BatchedLadybugStore
 
 
 def _writes() -> tuple[list[Any], list[Any], list[Relation]]:
