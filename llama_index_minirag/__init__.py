@@ -4,7 +4,7 @@ graph store or a core ``MiniRAGIndex``, and model adapters. Thin adapters over `
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLMBackend, MiniLMEmbedding
 from .extractor import MENTIONED_IN, RELATED, MiniRAGExtractor
 from .graph_sources import PropertyGraphSources
-from .graph_stores import close_store, falkordb_store, ladybug_store, minirag_index_kwargs, open_property_graph
+from .graph_stores import LadybugLockedError, close_store, falkordb_store, ladybug_store, minirag_index_kwargs, open_property_graph
 from .retriever import MiniRAGPGRetriever, MiniRAGRetriever, result_to_nodes
 from .splitter import MiniRAGTokenSplitter
 from .store_watch import ForeignExtractionWarning
@@ -13,6 +13,7 @@ from .vector_cache import ChromaVectorCache
 __all__ = [
     "ChromaVectorCache",
     "ForeignExtractionWarning",
+    "LadybugLockedError",
     "LlamaIndexEmbedder",
     "LlamaIndexLLMBackend",
     "MENTIONED_IN",

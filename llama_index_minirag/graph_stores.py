@@ -13,6 +13,7 @@ extractor and splitter when it is reopened.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 from urllib.parse import urlparse, urlunparse
 
@@ -22,8 +23,8 @@ from .adapters import MiniLMEmbedding
 from .extractor import MiniRAGExtractor
 from .splitter import MiniRAGTokenSplitter
 
-__all__ = ["close_store", "falkordb_client_url", "falkordb_store", "ladybug_store", "minirag_index_kwargs", "open_property_graph",
-           "FALKORDB_SCHEMES"]
+__all__ = ["close_store", "falkordb_client_url", "falkordb_store", "ladybug_store", "minirag_index_kwargs",
+           "open_property_graph", "FALKORDB_SCHEMES", "LadybugLockedError"]
 
 #: URL scheme -> the scheme the FalkorDB client takes
 FALKORDB_SCHEMES = {"falkordb": "falkor", "falkordbs": "falkors", "falkor": "falkor", "falkors": "falkors",
@@ -60,18 +61,48 @@ def falkordb_store(url: str, database: Optional[str] = None, **kwargs: Any) -> P
     return store
 
 
+class LadybugLockedError(RuntimeError):
+    """The Ladybug database file is open in another process.
+
+    Ladybug lets one process at a time open a database file for writing (it locks the file), and
+    the store opens it for writing (it creates its tables on open). Ladybug does open a file
+    read-only beside a writer, but such a handle goes on reading the database as it was when
+    opened, and read-only opens racing a writer's checkpoint are a known source of crashes, so
+    MiniRAG does not use them: one process owns a Ladybug graph at a time."""
+
+    def __init__(self, path: str, cause: BaseException) -> None:
+        holder = re.search(r"held by PID (\d+)", str(cause))
+        self.path, self.pid = path, int(holder.group(1)) if holder else None
+        super().__init__(
+            f"the Ladybug database {path} is open in another process"
+            + (f" (PID {self.pid})" if self.pid else "")
+            + ": Ladybug lets one process at a time open a database file for writing, and a MiniRAG graph "
+            "on Ladybug is used by one process at a time. Close it in that process first "
+            "(llama_index_minirag.close_store(store)), then open it here; for a graph that several processes "
+            "read and write at once, use FalkorDB (llama_index_minirag.falkordb_store). Ladybug said: "
+            + str(cause).splitlines()[0])
+
+
 def ladybug_store(path: Optional[str] = None, **kwargs: Any) -> PropertyGraphStore:
-    """A ``LadybugPropertyGraphStore`` on the database file ``path`` (None: in memory). Its
+    """A ``LadybugPropertyGraphStore`` on the database file ``path`` (None: in memory), with
+    batched entity and relation writes (:mod:`llama_index_minirag.ladybug_writes`). Its
     vector index is off by default (it needs an extension downloaded on first use; MiniRAG
     searches its own vectors). MiniRAG's records are kept beside it
-    (:mod:`llama_index_minirag.ladybug_access`)."""
+    (:mod:`llama_index_minirag.ladybug_access`). Raises :class:`LadybugLockedError` while another
+    process has the file open (one process at a time; :func:`close_store` releases it)."""
     import ladybug as lb
-    from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
 
+    from .ladybug_writes import BatchedLadybugStore
     from .store_watch import watch
 
     kwargs.setdefault("use_vector_index", False)
-    store = LadybugPropertyGraphStore(lb.Database(str(path) if path else ":memory:"), **kwargs)
+    try:
+        db = lb.Database(str(path) if path else ":memory:")
+    except RuntimeError as exc:
+        if "Could not set lock" in str(exc):
+            raise LadybugLockedError(str(path), exc) from exc
+        raise
+    store = BatchedLadybugStore(db, **kwargs)
     watch(store)  # MiniRAG's records are written beside the database as the store is written
     return store
 

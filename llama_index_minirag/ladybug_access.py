@@ -106,7 +106,12 @@ class LadybugAccess(StoreAccess):
 
     def version(self) -> Optional[str]:
         n = self._rows("SELECT n FROM version WHERE id = 0")[0][0]
-        return f"{n}:{len(self._stored_chunks())}"
+        result = self.store.connection.execute("MATCH (c:Chunk) RETURN count(c)")
+        try:
+            chunks = result.get_next()[0]
+        finally:
+            result.close()
+        return f"{n}:{chunks}"
 
     def bump(self) -> None:
         self._rows("UPDATE version SET n = n + 1 WHERE id = 0")

