@@ -307,7 +307,7 @@ def test_license_is_an_spdx_string():
 def test_small_batch_encoder_falls_back_to_numpy_when_onnx_runtime_cannot_load(embedder, monkeypatch, caplog):
     from minirag_core.embedding import bert_encoder, onnx_bert
 
-    def broken(self, weights):
+    def broken(self, weights, threads=1):
         raise RuntimeError("opset 20 not supported")
 
     monkeypatch.setattr(onnx_bert.OnnxBertForward, "__init__", broken)
