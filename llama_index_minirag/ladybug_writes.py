@@ -1,7 +1,7 @@
 """``BatchedLadybugStore``: ``LadybugPropertyGraphStore`` with entity and relation upserts in
 batches.
 
-The stock store sends one Cypher statement per entity and two per relation, then checkpoints
+The stock store sends one openCypher statement per entity and two per relation, then checkpoints
 and counts every ``MENTIONS`` edge in the database after each call: a MiniRAG graph (tens of
 thousands of relations) takes minutes to write. Here, in the store's unstructured schema (its
 default: every entity in the ``Entity`` table, every relation a ``LINKS`` edge), the same
