@@ -45,7 +45,8 @@ from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, Extrac
 
 from .adapters import as_core_embedder
 from .extractor import MENTIONED_IN, RELATED
-from .store_access import StoreAccess, access_for
+from .store_access import StoreAccess
+from .store_readers import access_for
 from .store_watch import Write, explained, watch, watched_access, write_count, writes_since
 
 __all__ = ["PropertyGraphSources", "GraphSnapshot"]

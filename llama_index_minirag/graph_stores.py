@@ -110,7 +110,7 @@ def ladybug_store(path: Optional[str] = None, **kwargs: Any) -> PropertyGraphSto
 def close_store(store: PropertyGraphStore) -> None:
     """Close ``store`` (for Ladybug: its connections and database, releasing the file lock so
     another process can open it, and MiniRAG's records file)."""
-    from .store_access import access_for
+    from .store_readers import access_for
     from .store_watch import watched_access
 
     (watched_access(store) or access_for(store)).close()

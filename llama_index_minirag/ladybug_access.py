@@ -19,8 +19,7 @@ from typing import Any, Optional, Sequence
 
 from llama_index.core.graph_stores.types import ChunkNode, EntityNode, PropertyGraphStore, Relation
 
-from .store_access import StoreAccess, Triplet
-from .store_watch import written_items
+from .store_access import StoreAccess, Triplet, written_items
 
 __all__ = ["LadybugAccess", "sidecar_path"]
 

@@ -25,7 +25,7 @@ from llama_index.core.graph_stores.types import ChunkNode, EntityNode, PropertyG
 
 from .extractor import MENTIONED_IN, RELATED
 
-__all__ = ["StoreAccess", "FalkorDBAccess", "access_for", "Triplet"]
+__all__ = ["StoreAccess", "FalkorDBAccess", "Triplet", "written_items"]
 
 Triplet = tuple[Any, Relation, Any]
 
@@ -150,14 +150,6 @@ class FalkorDBAccess(StoreAccess):
         self._query(f"MERGE (v:{self.VERSION} {{id: 'version'}}) SET v.n = coalesce(v.n, 0) + 1")
 
 
-def access_for(store: PropertyGraphStore, mention_label: str = MENTIONED_IN,
-               relation_label: str = RELATED) -> StoreAccess:
-    """The reader for ``store``'s kind (by its class, without importing optional packages)."""
-    kinds = {cls.__name__ for cls in type(store).__mro__}
-    if "FalkorDBPropertyGraphStore" in kinds:
-        return FalkorDBAccess(store, mention_label, relation_label)
-    if "LadybugPropertyGraphStore" in kinds:
-        from .ladybug_access import LadybugAccess
-
-        return LadybugAccess(store, mention_label, relation_label)
-    return StoreAccess(store, mention_label, relation_label)
+def written_items(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The first argument of a write call (the nodes or relations written)."""
+    return args[0] if args else next(iter(kwargs.values()), None)

@@ -23,7 +23,10 @@ from typing import Any, Callable
 
 from llama_index.core.graph_stores.types import ChunkNode, EntityNode
 
-__all__ = ["watch", "write_count", "Write", "writes_since", "watched_access", "written_items", "explained",
+from .store_access import written_items
+from .store_readers import access_for
+
+__all__ = ["watch", "write_count", "Write", "writes_since", "watched_access", "explained",
            "ForeignExtractionWarning"]
 
 #: the write methods of LlamaIndex's ``PropertyGraphStore``
@@ -50,11 +53,6 @@ class Write:
     relations: tuple[tuple[str, str, str], ...] = field(default=())
     before: str | None = None
     after: str | None = None
-
-
-def written_items(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The first argument of a write (the nodes or relations written)."""
-    return args[0] if args else next(iter(kwargs.values()), None)
 
 
 def _describe(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Write:
@@ -180,8 +178,6 @@ def watch(store: Any, access: Any = None) -> bool:
         if getattr(store, _COUNT, None) is not None:
             return True
         if access is None:
-            from .store_access import access_for
-
             access = access_for(store)
         try:
             setattr(store, _ACCESS, access)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from minirag_core.indexing.workers import Prepared, init_worker, prepare_in_worker
+from minirag_core.indexing.worker_tasks import Prepared, init_worker, prepare_in_worker
 from minirag_core.types import Chunk
 
 #: CPUs a task asks for; torch in the task uses as many threads
