@@ -21,7 +21,9 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
+from minirag_core.indexing.manifest import IndexSettingsMismatch, check_manifest, manifest
 from minirag_core.indexing.progress import InsertProgress
+from minirag_core.indexing.relation_vectors import MARKER_FILE, RelationVectorPolicy, embed_relation_vectors
 from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, prepared_batches
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
@@ -32,7 +34,7 @@ from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.pipeline import check_mode, retrieve
 from minirag_core.retrieval.settings import RetrievalSettings
-from minirag_core.storage.base import Change, GraphStore, VectorStore, atomic_write_json, read_json
+from minirag_core.storage.base import Change, GraphStore, VectorStore
 from minirag_core.storage.graph_stores import open_graph_store
 from minirag_core.storage.token_cache import TokenCache
 from minirag_core.types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
@@ -43,13 +45,8 @@ __all__ = ["Answer", "CoreSources", "DocumentRecord", "IndexSettingsMismatch", "
 
 logger = logging.getLogger("minirag_core")
 
-SCHEMA_VERSION = 1
 TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
-
-
-class IndexSettingsMismatch(RuntimeError):
-    """The workdir was built with settings that differ from the ones given now."""
 
 
 class MiniRAGIndex:
@@ -63,7 +60,10 @@ class MiniRAGIndex:
     memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
     workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
-    this process writes, with the same result (``indexing/workers.py``)."""
+    this process writes, with the same result (``indexing/workers.py``). Relation vectors,
+    which only light mode searches, are embedded on the first light-mode query and kept current
+    from then on; ``index_relations=True`` embeds them from the first write, ``False`` never
+    (``indexing/relation_vectors.py``)."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -71,7 +71,7 @@ class MiniRAGIndex:
                  chroma_url: str | None = None, graph_store: GraphStore | None = None, falkordb_url: str | None = None,
                  graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
-                 index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                 index_relations: bool | None = None, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None, workers: int = 1,
                  worker_backend: str = "process") -> None:
         self.workdir = Path(workdir) if workdir is not None else None
@@ -85,11 +85,10 @@ class MiniRAGIndex:
         self.llm = llm
         self.chunk_tokens, self.chunk_overlap = chunk_tokens, chunk_overlap
         self.settings = settings or RetrievalSettings()
-        self.index_relations = index_relations
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
         self.workers, self.worker_backend = workers, worker_backend
-        self._check_manifest()
+        check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
@@ -100,6 +99,7 @@ class MiniRAGIndex:
             vector_store = open_vector_store(self.workdir, chroma_url)
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
+        self._relations = RelationVectorPolicy(index_relations, self._path(MARKER_FILE), self.vectors)
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
         self.token_cache = TokenCache(tokens_path, TOKENISER_KEY) if tokens_path is not None else None
         self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
@@ -124,11 +124,36 @@ class MiniRAGIndex:
         with self._process_lock:
             self._reload_if_changed()
             self._repair_unless_clean()  # a write that did not end, here or in another process
+            self._relations.refresh()
+            if self._relations.due_at_write:
+                self._embed_relation_vectors()
             mark_writing(self._path(STATE_FILE))
             yield
             with self._rw.write():
                 self.graph_store.settle()
             mark_clean(self._path(STATE_FILE), self.vectors.store)
+
+    @property
+    def index_relations(self) -> bool:
+        """Whether writes embed relation vectors now (light mode's; ``indexing/relation_vectors.py``)."""
+        return self._relations.kept
+
+    def _ensure_relation_vectors(self) -> None:
+        """Light mode searches relation vectors: with ``index_relations=None`` its first query
+        embeds them, and every later write keeps them current."""
+        if not self._relations.due_for_light_mode:
+            return
+        with self._writing():
+            if self._relations.due_for_light_mode:  # another process may have embedded them meanwhile
+                self._embed_relation_vectors()
+
+    def _embed_relation_vectors(self) -> None:
+        with self._rw.write():
+            count = embed_relation_vectors(self.graph_store, self.vectors)
+            self._relations.mark_kept()
+            if count:
+                logger.info("embedded %d relation texts for light mode; later writes keep them current", count)
+            self._after_write()
 
     def _reload_if_changed(self) -> bool:
         with self._rw.write():
@@ -151,26 +176,6 @@ class MiniRAGIndex:
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
         return self.workdir / name if self.workdir is not None else None
-
-    def _manifest(self) -> dict[str, Any]:
-        return {"schema_version": SCHEMA_VERSION, "embedding_model": self.embedder.name,
-                "embedding_dim": int(self.embedder.dim), "chunk_tokens": self.chunk_tokens,
-                "chunk_overlap": self.chunk_overlap}
-
-    def _check_manifest(self) -> None:
-        path = self._path("manifest.json")
-        if path is None:
-            return
-        wanted = self._manifest()
-        found = read_json(path, None)
-        if found is None:
-            atomic_write_json(path, wanted)
-            return
-        diffs = {k: (found.get(k), v) for k, v in wanted.items() if found.get(k) != v}
-        if diffs:
-            detail = ", ".join(f"{k}: built with {a!r}, opened with {b!r}" for k, (a, b) in diffs.items())
-            raise IndexSettingsMismatch(f"{self.workdir} was built with other settings ({detail}). "
-                                        "Open it with the same settings or index into a new workdir.")
 
     # -- registry ---------------------------------------------------------------------------
     @property
@@ -358,11 +363,15 @@ class MiniRAGIndex:
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
         settings = self._plan(query, mode, overrides)
+        if mode == "light":
+            self._ensure_relation_vectors()
         mapping = None if mode == "naive" else self.map_query(query)
         return self._retrieve(query, mode, mapping, settings)
 
     async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         settings = self._plan(query, mode, overrides)
+        if mode == "light":
+            await asyncio.to_thread(self._ensure_relation_vectors)
         mapping = None if mode == "naive" else await self.amap_query(query)
         return await asyncio.to_thread(self._retrieve, query, mode, mapping, settings)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, rank_chunks, top_ids
+from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, rank_chunks
+from minirag_core.scores import top_ids
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.types import Document
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Mapping
 
-from minirag_core.retrieval.topology.chunk_ranking import max_normalised, specificity, top_ids
+from minirag_core.retrieval.topology.chunk_ranking import max_normalised, specificity
+from minirag_core.scores import top_ids
 from minirag_core.retrieval.query.seeds import nearest_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, RetrievalResult

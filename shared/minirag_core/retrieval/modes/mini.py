@@ -9,8 +9,9 @@ from typing import Any, Mapping
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
 from minirag_core.retrieval.topology.chunk_ranking import (
-    RankWeights, add_bridges, hub_entities, query_relevance, rank_chunks, specificity, top_ids,
+    RankWeights, add_bridges, hub_entities, query_relevance, rank_chunks, specificity,
 )
+from minirag_core.scores import top_ids
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.reasoning_paths import top_paths

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from minirag_core.retrieval.topology.chunk_ranking import top_ids
+from minirag_core.scores import top_ids
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import RetrievalResult
 from minirag_core.retrieval.common import considered, materialise

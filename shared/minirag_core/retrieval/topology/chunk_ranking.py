@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from minirag_core.scores import ScoreTable, same_ids
-from minirag_core.scores import top_ids
 
 
 @dataclass(frozen=True)

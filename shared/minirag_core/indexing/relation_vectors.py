@@ -1,0 +1,82 @@
+"""Light mode's relation vectors, embedded once something needs them.
+
+Only light mode searches relation vectors (mini ranks chunks by the graph's paths, naive by
+chunk vectors), and one vector per stated relation costs a fifth to a third of an offline
+build (``benchmarks/scale/bench_ingest.py``). So an index keeps them from the moment it is
+asked to: ``index_relations=True`` from the first write, ``None`` (the default) from the first
+light-mode query, ``False`` never. A marker file in the workdir records that they are kept, so
+every later write, in any process, embeds the relations it adds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from minirag_core.search.graph_vectors import relations_with_vectors, sync_vectors
+from minirag_core.search.vectors import RELATIONS, VectorIndex
+from minirag_core.storage.base import Change, GraphStore, atomic_write_json, read_json
+
+MARKER_FILE = "relation_vectors.json"
+
+
+class RelationVectorPolicy:
+    """Whether this index keeps relation vectors now (``kept``), and whether it should start to."""
+
+    def __init__(self, wanted: bool | None, marker: Path | None, vectors: VectorIndex) -> None:
+        if wanted not in (True, False, None):
+            raise ValueError(f"index_relations must be True, False or None, not {wanted!r}")
+        self.wanted = wanted
+        self._marker = marker
+        self._vectors = vectors
+        self._marked = False
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the marker again (another process may have started keeping them). A workdir
+        built before the marker existed kept them if it holds any."""
+        if self._marker is None:
+            return
+        found = read_json(self._marker, None) if self._marker.exists() else None
+        if found is None and self._vectors.store.count(RELATIONS) > 0:
+            self.mark_kept()
+            return
+        self._marked = bool(isinstance(found, dict) and found.get("kept"))
+
+    @property
+    def kept(self) -> bool:
+        """Whether writes embed the relations they add."""
+        return self.wanted is not False and (self.wanted is True or self._marked)
+
+    @property
+    def due_at_write(self) -> bool:
+        """Asked for from the first write, and not yet embedded."""
+        return self.wanted is True and not self._marked
+
+    @property
+    def due_for_light_mode(self) -> bool:
+        """A light-mode query must embed them first."""
+        return self.wanted is None and not self._marked
+
+    def mark_kept(self) -> None:
+        self._marked = True
+        if self._marker is not None:
+            atomic_write_json(self._marker, {"kept": True})
+
+
+def embed_relation_vectors(graph_store: GraphStore, vectors: VectorIndex) -> int:
+    """Embed every relation that gets a vector and has none yet, and drop vectors of relations
+    the graph no longer has; the number embedded. The caller holds the write locks; the edges'
+    text digests are saved with the graph."""
+    wanted = relations_with_vectors(graph_store)
+    present = vectors.store.ids(RELATIONS)
+    vectors.delete(RELATIONS, sorted(present - set(wanted)))
+    missing = sorted(set(wanted) - present)
+    if not missing:
+        return 0
+    edges = [wanted[r] for r in missing]
+    g = graph_store.working_graph((), (), edges)
+    for u, v in edges:
+        g.edges[u, v].pop("vector_hash", None)
+    sync_vectors(g, vectors, (), edges, (), index_relations=True)
+    graph_store.save(Change((), edges))
+    return len(missing)
