@@ -48,10 +48,16 @@ def window_owner(vector_id: str) -> str:
 #: a run of the chunk's words counts as quoted from this length (or where it ends a piece)
 _QUOTED_RUN_WORDS = 3
 #: a description says nothing new when this share of its words are quoted runs of the chunk: all
-#: (at 0.75, chat descriptions, which name speakers as "Li Hua" where the chunk has "LiHua", were
-#: dropped too, and LiHuaWorld's mini recall@5 fell from 94.4 to 91.0)
+#: (at 0.75, chat descriptions, which name a speaker in full where the chunk has a joined label, were
+#: dropped too, and the chat development set's mini recall@5 fell from 94.4 to 91.0)
 _QUOTED_SHARE = 1.0
 _WORD = re.compile(r"\w+")
+_CUT_OR_SEPARATOR = re.compile(re.escape(DESCRIPTION_SEPARATOR) + "|…")
+#: descriptions add at most this many characters to a chunk's ranking text (cut at a word): past
+#: it, more lines of the same speakers cost windows, not recall (chat development set, tune half,
+#: mini / naive recall@5: no cap 93.6 / 79.4, 900 94.6 / 78.9, 600 93.6 / 78.2, 300 93.6 / 77.7);
+#: on encyclopedic passages no chunk reaches it
+RANKING_EXTRA_CHARS = 900
 
 
 def _words(text: str) -> list[str]:
@@ -62,10 +68,11 @@ def _words(text: str) -> list[str]:
 
 def _quoted_share(description: str, words_text: str) -> float:
     """The share of ``description``'s words that lie in runs of ``words_text`` (the chunk's
-    ``_words`` joined and padded with spaces) of 3+ words, or that end a " | " piece."""
+    ``_words`` joined and padded with spaces) of 3+ words, or that end a piece: pieces are split
+    at " | " and at "…", where an extractor cut a sentence short (and may go on with the next)."""
     quoted = total = 0
-    for piece in description.split(DESCRIPTION_SEPARATOR):
-        words = _words(piece.removesuffix("…"))
+    for piece in _CUT_OR_SEPARATOR.split(description):
+        words = _words(piece)
         total += len(words)
         i = 0
         while i < len(words):  # the longest run from word i (being a run is monotone in length)
@@ -85,11 +92,13 @@ def _quoted_share(description: str, words_text: str) -> float:
 def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
     """The chunk joined with the entity-chunk descriptions that say more than it: one that only
     quotes the chunk (an offline extractor's sentences, markup aside) adds nothing to its vector
-    but length, and is left out."""
+    but length, and is left out; the rest add up to ``RANKING_EXTRA_CHARS``."""
     words_text = f" {' '.join(_words(text))} "
-    extra = [d for d in dict.fromkeys(descriptions)
-             if d and d not in text and _quoted_share(d, words_text) < _QUOTED_SHARE]
-    return text if not extra else text + "\n" + "\n".join(extra)
+    extra = "\n".join(d for d in dict.fromkeys(descriptions)
+                      if d and d not in text and _quoted_share(d, words_text) < _QUOTED_SHARE)
+    if len(extra) > RANKING_EXTRA_CHARS:
+        extra = extra[:RANKING_EXTRA_CHARS + 1].rsplit(None, 1)[0]
+    return text if not extra else text + "\n" + extra
 
 
 RELATION_TEXT_CHARS = 120

@@ -27,3 +27,20 @@ def test_descriptions_that_say_more_are_appended_once() -> None:
     assert chunk_ranking_text(TEXT, ["Ada wrote"]) == f"{TEXT}\nAda wrote"  # words, not a run of them
     labelled = "Li Hua: Hey! I have arrived in the city, shall we grab lunch on the 8th?"
     assert chunk_ranking_text(CHAT, [labelled]) == f"{CHAT}\n{labelled}"  # it names the speaker as the chunk does not
+
+
+def test_a_description_of_quotes_cut_short_adds_nothing() -> None:
+    cut = "Ada Lovelace wrote the no… She worked with Charles Babbage. The engine was nev…"  # two cut sentences
+    assert chunk_ranking_text(TEXT, [cut]) == TEXT
+    assert chunk_ranking_text(TEXT, ["Ada Lovelace wrote the no… It ran on punched cards."]) == (
+        f"{TEXT}\nAda Lovelace wrote the no… It ran on punched cards.")  # the second sentence is new
+
+
+def test_descriptions_add_a_bounded_text_cut_at_a_word() -> None:
+    from minirag_core.search.vectors import RANKING_EXTRA_CHARS
+
+    lines = [f"Speaker {i}: a remark number {i} about the engine and its cards." for i in range(40)]
+    ranked = chunk_ranking_text(TEXT, lines)
+    extra = ranked[len(TEXT) + 1:]
+    assert ranked.startswith(TEXT + "\n") and RANKING_EXTRA_CHARS - 40 < len(extra) <= RANKING_EXTRA_CHARS
+    assert "\n".join(lines).startswith(extra) and "\n".join(lines)[len(extra)] in " \n"  # whole words only
