@@ -53,11 +53,11 @@ _QUOTED_RUN_WORDS = 3
 _QUOTED_SHARE = 1.0
 _WORD = re.compile(r"\w+")
 _CUT_OR_SEPARATOR = re.compile(re.escape(DESCRIPTION_SEPARATOR) + "|…")
-#: descriptions add at most this many characters to a chunk's ranking text (cut at a word): past
-#: it, more lines of the same speakers cost windows, not recall (chat development set, tune half,
-#: mini / naive recall@5: no cap 93.6 / 79.4, 900 94.6 / 78.9, 600 93.6 / 78.2, 300 93.6 / 77.7);
-#: on encyclopedic passages no chunk reaches it
-RANKING_EXTRA_CHARS = 900
+#: descriptions add at most this share of the chunk's length to its ranking text (cut at a word):
+#: past it they outweigh the chunk in its vector, and cost windows (chat development set, tune
+#: half, mini / naive recall@5: no bound 93.6 / 79.4, a share of 0.5 95.1 / 80.9, 0.35 94.6 / 79.2;
+#: 900 characters at most, whatever the chunk's length, 94.6 / 78.9)
+RANKING_EXTRA_SHARE = 0.5
 
 
 def _words(text: str) -> list[str]:
@@ -92,12 +92,13 @@ def _quoted_share(description: str, words_text: str) -> float:
 def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
     """The chunk joined with the entity-chunk descriptions that say more than it: one that only
     quotes the chunk (an offline extractor's sentences, markup aside) adds nothing to its vector
-    but length, and is left out; the rest add up to ``RANKING_EXTRA_CHARS``."""
+    but length, and is left out; the rest add up to ``RANKING_EXTRA_SHARE`` of its length."""
     words_text = f" {' '.join(_words(text))} "
     extra = "\n".join(d for d in dict.fromkeys(descriptions)
                       if d and d not in text and _quoted_share(d, words_text) < _QUOTED_SHARE)
-    if len(extra) > RANKING_EXTRA_CHARS:
-        extra = extra[:RANKING_EXTRA_CHARS + 1].rsplit(None, 1)[0]
+    bound = int(RANKING_EXTRA_SHARE * len(text))
+    if len(extra) > bound:
+        extra = extra[:bound + 1].rsplit(None, 1)[0] if bound else ""
     return text if not extra else text + "\n" + extra
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from minirag_core.search.vectors import chunk_ranking_text
 
-TEXT = "Ada Lovelace wrote the notes.\n  She worked with   Charles Babbage. The engine was never built."
+TEXT = ("Ada Lovelace wrote the notes.\n  She worked with   Charles Babbage. The engine was never built. Her notes "
+        "ran to three times the length of the paper they translated, and showed step by step how the machine "
+        "could compute a sequence of numbers, with loops and branches, long before any such machine existed.")
 MARKDOWN = "## Install\n\nRun `pip install minirag` and then **index** a folder with the `minirag` command.\n"
-CHAT = "LiHua: Hey! I have arrived in the city, shall we grab lunch on the 8th?\nAdamSmith: Sure, see you then!"
+CHAT = ("LiHua: Hey! I have arrived in the city, shall we grab lunch on the 8th?\nAdamSmith: Sure, see you then!\n"
+        "LiHua: Great, the noodle place near the station?\nAdamSmith: Perfect, I will book a table for two at noon.")
 
 
 def test_descriptions_quoting_the_chunk_add_nothing() -> None:
@@ -36,11 +39,11 @@ def test_a_description_of_quotes_cut_short_adds_nothing() -> None:
         f"{TEXT}\nAda Lovelace wrote the no… It ran on punched cards.")  # the second sentence is new
 
 
-def test_descriptions_add_a_bounded_text_cut_at_a_word() -> None:
-    from minirag_core.search.vectors import RANKING_EXTRA_CHARS
+def test_descriptions_add_at_most_a_share_of_the_chunk_cut_at_a_word() -> None:
+    from minirag_core.search.vectors import RANKING_EXTRA_SHARE
 
     lines = [f"Speaker {i}: a remark number {i} about the engine and its cards." for i in range(40)]
     ranked = chunk_ranking_text(TEXT, lines)
-    extra = ranked[len(TEXT) + 1:]
-    assert ranked.startswith(TEXT + "\n") and RANKING_EXTRA_CHARS - 40 < len(extra) <= RANKING_EXTRA_CHARS
+    extra, bound = ranked[len(TEXT) + 1:], RANKING_EXTRA_SHARE * len(TEXT)
+    assert ranked.startswith(TEXT + "\n") and bound - 15 < len(extra) <= bound
     assert "\n".join(lines).startswith(extra) and "\n".join(lines)[len(extra)] in " \n"  # whole words only
