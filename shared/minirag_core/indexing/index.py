@@ -124,8 +124,7 @@ class MiniRAGIndex:
         with self._process_lock:
             self._reload_if_changed()
             self._repair_unless_clean()  # a write that did not end, here or in another process
-            self._relations.refresh()
-            if self._relations.due_at_write:
+            if self._relations.at_write():
                 self._embed_relation_vectors()
             mark_writing(self._path(STATE_FILE))
             yield

@@ -48,35 +48,45 @@ class RelationVectorPolicy:
         return self.wanted is not False and (self.wanted is True or self._marked)
 
     @property
-    def due_at_write(self) -> bool:
-        """Asked for from the first write, and not yet embedded."""
-        return self.wanted is True and not self._marked
-
-    @property
     def due_for_light_mode(self) -> bool:
         """A light-mode query must embed them first."""
         return self.wanted is None and not self._marked
 
+    def at_write(self) -> bool:
+        """Before a write (under the workdir lock): read the marker, and say whether the relation
+        vectors must be embedded first. A write that will not keep them current (``False``)
+        says so in the marker, so that the next light query embeds what it left out."""
+        self.refresh()
+        if self.wanted is False and self._marked:
+            self._mark(False)
+        return self.wanted is True and not self._marked
+
     def mark_kept(self) -> None:
-        self._marked = True
+        self._mark(True)
+
+    def _mark(self, kept: bool) -> None:
+        self._marked = kept
         if self._marker is not None:
-            atomic_write_json(self._marker, {"kept": True})
+            atomic_write_json(self._marker, {"kept": kept})
 
 
 def embed_relation_vectors(graph_store: GraphStore, vectors: VectorIndex) -> int:
-    """Embed every relation that gets a vector and has none yet, and drop vectors of relations
-    the graph no longer has; the number embedded. The caller holds the write locks; the edges'
-    text digests are saved with the graph."""
+    """Bring the relation vectors in line with the graph: embed every relation that gets a
+    vector and has none, or whose text changed while they were not kept, and drop vectors of
+    relations the graph no longer has; the number embedded. The caller holds the write locks;
+    the edges' text digests are saved with the graph."""
     wanted = relations_with_vectors(graph_store)
     present = vectors.store.ids(RELATIONS)
     vectors.delete(RELATIONS, sorted(present - set(wanted)))
-    missing = sorted(set(wanted) - present)
-    if not missing:
-        return 0
-    edges = [wanted[r] for r in missing]
+    edges = sorted(wanted.values())
     g = graph_store.working_graph((), (), edges)
-    for u, v in edges:
-        g.edges[u, v].pop("vector_hash", None)
+    before = {}
+    for rel_id, (u, v) in wanted.items():
+        if rel_id not in present:
+            g.edges[u, v].pop("vector_hash", None)
+        before[u, v] = g.edges[u, v].get("vector_hash")
     sync_vectors(g, vectors, (), edges, (), index_relations=True)
-    graph_store.save(Change((), edges))
-    return len(missing)
+    changed = [e for e in edges if g.edges[e].get("vector_hash") != before[e]]
+    if changed:
+        graph_store.save(Change((), changed))
+    return len(changed)

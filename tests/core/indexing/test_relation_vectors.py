@@ -113,3 +113,16 @@ def test_false_never_embeds_them_and_old_workdirs_keep_theirs(tmp_path, embedder
 def test_index_relations_must_be_a_bool_or_none(embedder):
     with pytest.raises(ValueError, match="index_relations"):
         MiniRAGIndex(embedder=embedder, index_relations="yes")
+
+
+def test_a_process_that_does_not_keep_them_hands_them_back_to_light_mode(tmp_path, embedder, facts):
+    keeper = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    keeper.insert(facts[:4])
+    keeper.query(QUESTION, mode="light")
+    assert _relation_ids(keeper) == _expected(keeper)
+    MiniRAGIndex(tmp_path / "wd", embedder=embedder, index_relations=False).insert(facts[4:])  # adds relations
+    reopened = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    assert _relation_ids(reopened) < _expected(reopened)
+    assert not reopened.index_relations  # the marker says they were not kept current
+    reopened.query(QUESTION, mode="light")
+    assert _relation_ids(reopened) == _expected(reopened) and reopened.index_relations
