@@ -32,8 +32,8 @@ def _assert_vectors_match_graph(index: MiniRAGIndex) -> None:
     graph, store = index.graph_store, index.vectors.store
     expected = index.expected_vector_ids()
     assert expected[CHUNKS] == set(graph.chunk_ids()) and expected[ENTITIES] == set(graph.entity_ids())
-    for collection in (CHUNKS, ENTITIES, RELATIONS):
-        assert store.ids(collection) == expected[collection], collection
+    for collection in (CHUNKS, ENTITIES, RELATIONS):  # relation vectors: none until light mode needs them
+        assert store.ids(collection) == expected.get(collection, set()), collection
 
 
 def test_index_on_a_chroma_server_survives_reopen_and_server_restart(tmp_path, embedder, server):
