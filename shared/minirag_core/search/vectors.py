@@ -96,9 +96,10 @@ def chunk_ranking_text(text: str, descriptions: Iterable[str]) -> str:
     words_text = f" {' '.join(_words(text))} "
     extra = "\n".join(d for d in dict.fromkeys(descriptions)
                       if d and d not in text and _quoted_share(d, words_text) < _QUOTED_SHARE)
-    bound = int(RANKING_EXTRA_SHARE * len(text))
-    if len(extra) > bound:
-        extra = extra[:bound + 1].rsplit(None, 1)[0] if bound else ""
+    bound = RANKING_EXTRA_SHARE * len(text)
+    if len(extra) > bound:  # cut at the last word that fits
+        kept = extra[:int(bound) + 1].rsplit(None, 1)
+        extra = kept[0] if bound >= 1 and kept else ""
     return text if not extra else text + "\n" + extra
 
 

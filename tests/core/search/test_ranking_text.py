@@ -47,3 +47,12 @@ def test_descriptions_add_at_most_a_share_of_the_chunk_cut_at_a_word() -> None:
     extra, bound = ranked[len(TEXT) + 1:], RANKING_EXTRA_SHARE * len(TEXT)
     assert ranked.startswith(TEXT + "\n") and bound - 15 < len(extra) <= bound
     assert "\n".join(lines).startswith(extra) and "\n".join(lines)[len(extra)] in " \n"  # whole words only
+
+
+def test_blank_or_unbounded_descriptions_do_not_break_the_bound(monkeypatch) -> None:
+    from minirag_core.search import vectors
+
+    assert chunk_ranking_text(TEXT, [" " * 400]) == TEXT  # only blanks: nothing to add
+    monkeypatch.setattr(vectors, "RANKING_EXTRA_SHARE", float("inf"))
+    lines = [f"Speaker {i}: a remark number {i} about the engine and its cards." for i in range(40)]
+    assert chunk_ranking_text(TEXT, lines) == TEXT + "\n" + "\n".join(lines)
