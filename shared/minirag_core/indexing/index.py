@@ -123,8 +123,9 @@ class MiniRAGIndex:
             return
         with self._process_lock:
             self._reload_if_changed()
+            embed_relations = self._relations.at_write()  # first: repair checks the relations kept
             self._repair_unless_clean()  # a write that did not end, here or in another process
-            if self._relations.at_write():
+            if embed_relations:
                 self._embed_relation_vectors()
             mark_writing(self._path(STATE_FILE))
             yield
