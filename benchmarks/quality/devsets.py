@@ -3,7 +3,7 @@
 A set is a folder of ``../shared/data``: LiHuaWorld (``corpus/`` of chat sessions and
 ``qa_dev.json``), any folder with ``corpus.json`` (``[{id, text}]``) and ``questions.json``
 (``[{id, question, answer, evidence, type}]``, evidence ids joined by ``<and>``), or a
-documentation site: a ``corpus/`` folder of Markdown pages (document id = the page's path under
+documentation site: a ``corpus/`` folder of Markdown or reStructuredText pages (document id = the page's path under
 ``corpus/``) and ``questions.json`` whose evidence is a list of page paths.
 
 Questions split by a fixed hash of their text: settings are chosen on the ``tune`` half and
@@ -28,6 +28,8 @@ from benchmarks.quality import lihuaworld
 #: ``$MINIRAG_DATA_ROOT`` if set, else ``../shared/data`` beside the checkout
 DATA_ROOT = Path(os.environ.get("MINIRAG_DATA_ROOT") or Path(__file__).resolve().parents[3] / "shared" / "data")
 TUNE, TEST = "tune", "test"
+#: page formats of a documentation site (Markdown, reStructuredText)
+SITE_SUFFIXES = (".md", ".rst")
 
 
 def split_of(question: str) -> str:
@@ -70,7 +72,7 @@ def available(root: Path = DATA_ROOT) -> list[str]:
 
 def _is_site(path: Path) -> bool:
     return (path / "questions.json").is_file() and (path / "corpus").is_dir() \
-        and any((path / "corpus").rglob("*.md"))
+        and any(p.suffix in SITE_SUFFIXES for p in (path / "corpus").rglob("*"))
 
 
 def split_by_number(question_id: str) -> str:
@@ -109,7 +111,7 @@ def _load_passages(path: Path) -> Dataset:
 
 
 def _load_site(path: Path) -> Dataset:
-    pages = sorted((path / "corpus").rglob("*.md"))
+    pages = sorted(p for p in (path / "corpus").rglob("*") if p.suffix in SITE_SUFFIXES and p.is_file())
     docs = [Document(id=p.relative_to(path / "corpus").as_posix(), text=p.read_text(encoding="utf-8"),
                      metadata={"source": p.relative_to(path / "corpus").as_posix()}) for p in pages]
     raw = json.loads((path / "questions.json").read_text(encoding="utf-8"))
@@ -129,4 +131,4 @@ def load(name: str, root: Path = DATA_ROOT) -> Dataset:
     if _is_site(path):
         return _load_site(path)
     raise FileNotFoundError(f"no development set at {path} (want corpus.json + questions.json, qa_dev.json, "
-                            "or corpus/*.md + questions.json)")
+                            "or corpus/*.md|*.rst + questions.json)")
