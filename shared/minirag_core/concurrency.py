@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 
@@ -21,6 +21,19 @@ def spare_core() -> bool:
     return (os.cpu_count() or 1) > 1
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One process-wide pool for ``beside``: a thread started per query costs more than the job."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="minirag-beside")
+        return _POOL
+
+
 @contextmanager
 def beside(job: Callable[[], T], allowed: bool = True) -> Iterator[Future[T] | None]:
     """Run ``job`` in a worker thread while the block runs, when ``allowed`` (its callees are
@@ -30,9 +43,13 @@ def beside(job: Callable[[], T], allowed: bool = True) -> Iterator[Future[T] | N
     if not (allowed and spare_core()):
         yield None
         return
-    with one_blas_thread(), ThreadPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(job)
-        yield future
+    with one_blas_thread():
+        future = _pool().submit(job)
+        try:
+            yield future
+        except BaseException:
+            wait([future])  # the block failed: the job still finishes before its callees' state goes
+            raise
         future.result()
 
 

@@ -115,7 +115,9 @@ class ScoredChunk:
     score: float
     n_tokens: int
     metadata: dict[str, Any] = field(default_factory=dict)
-    via: str = "graph"  # "graph" (linked to a reasoning path), "fill" (next-best), "dense", "bm25"
+    # what ranked it: "relevance" (dense + BM25), "graph" (paths or a bridge lifted it above a more relevant
+    # chunk), "coverage" (names a query entity the chunks above miss), "fill" (a top-up to k), "dense", "bm25"
+    via: str = "graph"
     entities: list[str] = field(default_factory=list)
 
 

@@ -131,7 +131,7 @@ def test_metadata_is_json_serialisable(retriever: MiniRAGRetriever, mode: str) -
     if mode == "naive":
         assert vias == {"dense"} and scores == sorted(scores, reverse=True)
     else:
-        assert vias <= {"graph", "fill"}
+        assert vias <= {"graph", "relevance", "coverage", "fill"}
         assert docs[0].metadata["minirag_query_entities"]
     if mode == "mini":
         assert any(d.metadata["minirag_paths"] for d in docs)

@@ -169,7 +169,7 @@ def test_pg_subretriever_and_query_engine_answer_end_to_end(pg_index, sources, m
     meta = top.node.metadata
     assert set(METADATA_KEYS) <= set(meta)
     json.dumps([n.node.metadata for n in found])        # JSON-serialisable explanation
-    assert meta["minirag_mode"] == "mini" and meta["minirag_via"] in ("graph", "fill")
+    assert meta["minirag_mode"] == "mini" and meta["minirag_via"] in ("graph", "relevance", "coverage")
     assert meta["minirag_query_entities"] == ["Li Hua", "Wolfgang"]
     shown = meta["minirag_reasoning_paths"]
     assert 1 <= len(shown) <= 5 and len({(p["query_entity"], tuple(p["entities"])) for p in shown}) == len(shown)

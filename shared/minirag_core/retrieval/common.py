@@ -24,9 +24,10 @@ def considered(settings: RetrievalSettings) -> int:
 
 
 def scores_follow_rank(chunks: list[ScoredChunk]) -> list[ScoredChunk]:
-    """Lower any score above the one ranked before it to that one's. Mini mode ranks the chunks on
-    a reasoning path before the next-best (``via="fill"``) ones whatever their own scores, so a
-    consumer that sorts by score (a fusion retriever, a re-ranker's cut-off) keeps the ranking."""
+    """Lower any score above the one ranked before it to that one's. A step after scoring (the
+    coverage re-order, the per-document cap, a top-up from another ranking) can place a chunk
+    below a higher-scored one, so a consumer that sorts by score (a fusion retriever, a
+    re-ranker's cut-off) keeps the ranking."""
     for before, chunk in zip(chunks, chunks[1:]):
         if chunk.score > before.score:
             chunk.score = before.score

@@ -168,21 +168,28 @@ class NetworkXGraphStore:
                                                      "keywords": e["keywords"]}
         return sub
 
+    def _links_index(self) -> dict[str, dict[str, str]]:
+        """Every mention at once, from the chunks' side (a hub's relations are never scanned);
+        the caller holds the lock."""
+        if self._chunk_links is None:
+            index: dict[str, dict[str, str]] = {}
+            raw = self.graph._adj
+            for chunk_id in sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK):
+                for node, e in raw[chunk_id].items():
+                    index.setdefault(node, {})[chunk_id] = e.get("description", "")
+            self._chunk_links = index
+        return self._chunk_links
+
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
         """For each entity, its chunks (by id) and the mention's description."""
         with self.lock:
-            if self._chunk_links is None:  # every mention at once, from the chunks' side:
-                index: dict[str, dict[str, str]] = {}  # a hub's relations are never scanned
-                raw = self.graph._adj
-                for chunk_id in sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK):
-                    for node, e in raw[chunk_id].items():
-                        index.setdefault(node, {})[chunk_id] = e.get("description", "")
-                self._chunk_links = index
-            raw, index = self.graph._adj, self._chunk_links
+            raw, index = self.graph._adj, self._links_index()
             return {e: dict(index.get(e, {})) for e in entity_ids if e in raw}
 
     def entity_chunk_ids(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
-        return {e: list(links) for e, links in self.chunk_links(entity_ids).items()}
+        with self.lock:
+            raw, index = self.graph._adj, self._links_index()
+            return {e: list(index.get(e, ())) for e in entity_ids if e in raw}
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         with self.lock:
@@ -197,8 +204,8 @@ class NetworkXGraphStore:
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         """The entities each chunk mentions (its entity-chunk edges)."""
         with self.lock:
-            return {c: sorted(n for n in self.graph.neighbors(c) if self.graph.nodes[n].get("kind") == ENTITY)
-                    for c in chunk_ids if self.graph.has_node(c)}
+            adj, nodes = self.graph._adj, self.graph._node  # the plain dicts: views cost more than the work
+            return {c: sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY) for c in chunk_ids if c in adj}
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""

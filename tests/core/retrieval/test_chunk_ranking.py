@@ -38,9 +38,8 @@ def test_bridges_raise_ranked_chunks_and_bring_in_unranked_ones() -> None:
 
 
 def test_mini_scores_follow_its_ranking(embedder, tmp_path) -> None:
-    """Mini ranks the chunks on a reasoning path first; a more relevant chunk on no path comes
-    after them (``via="fill"``), and its reported score must not exceed theirs, or a consumer
-    that sorts by score (a fusion retriever) would undo the ranking."""
+    """Mini's reported scores never rise down its ranking, or a consumer that sorts by score (a
+    fusion retriever) would undo it; a chunk on no path keeps its place by relevance."""
     docs = [Document("path1", "Corvina Holt chairs the school committee in Delmere."),
             Document("path2", "Corvina Holt bought a boat from a fisherman."),
             Document("plain", "the school committee chair is elected each spring, and the school committee "
@@ -50,6 +49,6 @@ def test_mini_scores_follow_its_ranking(embedder, tmp_path) -> None:
     index.insert(docs)
     result = index.query("Which school committee does Corvina Holt chair?", mode="mini")
     ranked = [(c.doc_id, c.via) for c in result.chunks]
-    assert ranked[:3] == [("path1", "graph"), ("path2", "graph"), ("plain", "fill")]
+    assert ranked[:3] == [("path1", "relevance"), ("plain", "relevance"), ("path2", "relevance")]
     scores = [c.score for c in result.chunks]
     assert all(a >= b for a, b in zip(scores, scores[1:]))

@@ -23,8 +23,12 @@ from typing import Iterable, Mapping, Sequence
 def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str, frozenset[int]]:
     """For each chunk, the indices of the ``aspects`` (stripped names) its text names (whole
     words, any case)."""
-    patterns = [re.compile(r"(?<!\w)" + re.escape(a) + r"(?!\w)", re.IGNORECASE) for a in aspects]
-    return {c: frozenset(i for i, p in enumerate(patterns) if p.search(t)) for c, t in texts.items()}
+    patterns = [(a.lower(), re.compile(r"(?<!\w)" + re.escape(a) + r"(?!\w)", re.IGNORECASE)) for a in aspects]
+    out = {}
+    for chunk, text in texts.items():
+        folded = text.lower()  # a substring test first: most chunks name few of the aspects
+        out[chunk] = frozenset(i for i, (word, p) in enumerate(patterns) if word in folded and p.search(text))
+    return out
 
 
 def linked_aspects(aspects: Sequence[str], matches: Mapping[str, Iterable[str]],

@@ -9,7 +9,8 @@ from typing import Any, Mapping
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
 from minirag_core.retrieval.topology.chunk_ranking import (
-    RankWeights, add_bridges, hub_entities, query_relevance, rank_chunks, specificity,
+    RankWeights, add_bridges, hub_entities, lifted_above, query_relevance, rank_chunks, relative_specificity,
+    specificity,
 )
 from minirag_core.scores import top_ids
 from minirag_core.concurrency import beside
@@ -73,17 +74,20 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             if entity not in hubs:  # a hub links every chunk to the query: it explains none
                 chunk_entities[chunk_id].append(entity)
 
+    base = top_ids(relevance, considered(settings)) if seed_ids else []  # the ranking without the graph
     if weights.dense or weights.lexical:
         pool = top_ids(relevance, settings.candidate_pool)
     else:  # ablation "graph only": no relevance filter, the graph term ranks on its own
         pool = top_ids(graph_scores, settings.candidate_pool)
-    ranked = rank_chunks(relevance, graph_scores, pool, weights)
+    ranked = rank_chunks(relevance, graph_scores, pool, weights, base)
     bridges: list[Bridge] = []
-    if settings.bridge_weight > 0:
+    if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
         bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
-                                         damping=settings.bridge_damping)
+                                         damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                                         entity_weight=lambda ids: relative_specificity(sources.graph, ids, len(dense),
+                                                                                        settings.bridge_specificity))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
@@ -104,30 +108,33 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         ranked = add_bridges(ranked, relevance, graph_scores, residual, weights, settings.residual_weight)
         for hop in hops:
             chunk_entities[hop.target].append(hop.entity)
-    via = {c: "graph" for c, _ in ranked}
     if not seed_ids:
-        notes.append("no query entity matched an entity node; ranked by query relevance only")
-    elif not ranked:
-        notes.append("no chunk on a reasoning path is query-relevant; ranked by query relevance only")
+        notes.append("no query entity matched an entity node; ranked by query relevance (dense + BM25) only")
+    lifted = lifted_above(ranked, relevance)
+    via = {c: "graph" if c in lifted else "relevance" for c, _ in ranked}
     if settings.fill and len(ranked) < settings.top_k * 4:
         taken = {c for c, _ in ranked}
         extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
         ranked.extend(extra)
-        via.update({c: "fill" for c, _ in extra})
+        via.update({c: "relevance" for c, _ in extra})
     head = None
     aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
-    if settings.coverage_weight > 0 and len(aspects) > 1 and ranked:  # the head covers every entity
+    if settings.coverage_weight > 0 and len(aspects) > 1 and ranked and seed_ids:  # the head covers every entity
         head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
         before = [c for c, _ in ranked[: settings.top_k]]
+        ranked_before = list(ranked)
         matched = {e.strip(): found for e, found in seeds_by_entity.items()}  # the nodes each entity matched
         named = merge_named(named_aspects(aspects, head_texts),
                             linked_aspects(aspects, matched, sources.graph.chunk_entities(list(head_texts))))
         ranked = cover_aspects(ranked, named, len(aspects), settings.coverage_weight, settings.coverage_depth)
         if [c for c, _ in ranked[: settings.top_k]] != before:
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
+            covered = lifted_above(ranked[: settings.coverage_depth], dict(ranked_before))
+            via.update({c: "coverage" for c in covered if via.get(c) != "graph"})
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
-    notes.extend(fill_notes([c.via for c in chunks]))
+    if seed_ids and chunks and not any(c.via == "graph" for c in chunks):
+        notes.append("no graph evidence outweighed query relevance: the chunks are ranked by dense + BM25 relevance")
 
     key_edge_list = []
     edge_attrs = subgraph.edge_attrs(list(chosen_edges))
@@ -140,15 +147,3 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
         answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
     )
-
-
-def fill_notes(vias: list[str]) -> list[str]:
-    """What to say about ``fill`` chunks among the returned ones (only when there are some beside
-    path chunks), and when the coverage re-order lifted one above a path chunk."""
-    if "fill" not in vias or "graph" not in vias:
-        return []
-    notes = ["filled with next-best query-relevant chunks (via='fill')"]
-    if vias.index("fill") < len(vias) - 1 - vias[::-1].index("graph"):
-        notes.append("a fill chunk ranks above a path chunk: it names a query entity the path chunks miss")
-    return notes
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,6 +44,17 @@ def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple
     return hubs, {e: specificity(len(chunks), max(total_chunks, 1)) / top for e, chunks in links.items() if chunks}
 
 
+def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: int,
+                         exponent: float = 1.0) -> dict[str, float]:
+    """Each entity's specificity relative to an entity of one chunk (0-1), from the chunks it
+    links to, raised to ``exponent`` (0: every entity 1): how much passing through it says about
+    where it leads."""
+    if exponent == 0:
+        return {}
+    links = graph.entity_chunk_ids(list(entity_ids))
+    return {e: value ** exponent for e, value in hub_entities(links, total_chunks)[1].items()}
+
+
 def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
                     weights: RankWeights) -> Mapping[str, float]:
     """Query-chunk relevance without the graph: dense similarity plus normalised BM25
@@ -64,13 +75,18 @@ def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
 
 
 def rank_chunks(relevance: Mapping[str, float], graph_scores: dict[str, float], candidate_pool: list[str],
-                weights: RankWeights) -> list[tuple[str, float]]:
-    """Step 1-3: intersect path chunks with the query-relevant pool, score, rank."""
+                weights: RankWeights, base: Sequence[str] = ()) -> list[tuple[str, float]]:
+    """Step 1-3: the graph-free ranking ``base`` (chunk ids by ``relevance``) with the eq. 3 term
+    added to the chunks that are both on a reasoning path and in the query-relevant pool; path
+    chunks outside ``base`` join it. A chunk without graph evidence keeps its own score, so it
+    stays above a path chunk whose graph term does not make up for the difference."""
     graph_n = max_normalised(graph_scores)
     pool = set(candidate_pool)
-    ranked = [(c, relevance.get(c, 0.0) + weights.graph * g) for c, g in graph_n.items() if c in pool]
-    ranked.sort(key=lambda item: (-item[1], item[0]))
-    return ranked
+    scores = {c: float(relevance.get(c, 0.0)) for c in base}
+    for chunk, value in graph_n.items():
+        if chunk in pool:
+            scores[chunk] = float(relevance.get(chunk, 0.0)) + weights.graph * value
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
 def add_bridges(ranked: list[tuple[str, float]], relevance: Mapping[str, float], graph_scores: dict[str, float],
@@ -85,6 +101,19 @@ def add_bridges(ranked: list[tuple[str, float]], relevance: Mapping[str, float],
         if chunk not in scores:
             scores[chunk] = relevance.get(chunk, 0.0) + weights.graph * graph_n.get(chunk, 0.0) + bridge_weight * value
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def lifted_above(ranked: list[tuple[str, float]], prior: Mapping[str, float]) -> set[str]:
+    """The chunks of ``ranked`` placed above a chunk that scores higher by ``prior`` (the query
+    relevance, say): what the added evidence, not the prior score, ranked where it is."""
+    lifted: set[str] = set()
+    best_below = float("-inf")
+    for chunk, _ in reversed(ranked):  # the most relevant chunk ranked below each one
+        own = float(prior.get(chunk, 0.0))
+        if own < best_below:
+            lifted.add(chunk)
+        best_below = max(best_below, own)
+    return lifted
 
 
 def fit_budget(ranked: list[tuple[str, float]], n_tokens: dict[str, int], top_k: int,
