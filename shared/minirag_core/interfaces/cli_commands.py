@@ -88,6 +88,10 @@ def _summary(report: Any, skipped_files: int, recoded: int) -> str:
     return text
 
 
+#: reasoning paths a plain-text result shows (``--json`` has every one)
+SHOWN_PATHS = 5
+
+
 def print_result(result: Any, as_json: bool) -> None:
     if as_json:
         print(result.to_json())
@@ -100,10 +104,12 @@ def print_result(result: Any, as_json: bool) -> None:
     for rank, chunk in enumerate(result.chunks, 1):
         preview = " ".join(chunk.text.split())[:160]
         print(f"{rank}. [{chunk.score:.3f} {chunk.via}] {chunk.doc_id}: {preview}")
-    if result.paths:
-        print("reasoning paths:")
-        for path in result.paths[:5]:
-            print(f"  {path.score:7.3f}  {' -> '.join(path.nodes)}  (from {path.query_entity!r})")
+    paths = result.ranked_paths()
+    if paths:
+        print(f"reasoning paths: {min(len(paths), SHOWN_PATHS)} of {len(paths)}, strongest first "
+              "(score lowered for entities found in many chunks)")
+        for path in paths[:SHOWN_PATHS]:
+            print(f"  {path.weighted_score:7.3f}  {' -> '.join(path.nodes)}  ({path.origin})")
 
 
 def cmd_query(args: argparse.Namespace) -> int:
