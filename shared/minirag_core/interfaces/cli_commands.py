@@ -115,7 +115,7 @@ def print_result(result: Any, as_json: bool) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     check_question(args.question)
     index = open_index(args, require_documents=True)
-    print_result(index.query(args.question, mode=args.mode, top_k=args.k), args.json)
+    print_result(index.query(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens), args.json)
     return 0
 
 
@@ -125,12 +125,15 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise CLIError("answer needs a model: --llm ollama:MODEL (e.g. ollama:qwen2.5:3b)")
     check_question(args.question)
     from minirag_core.llm.base import LLMError
+    from minirag_core.retrieval.budget import is_budget_note
 
     index = open_index(args, llm=llm, require_documents=True)
     try:
-        reply = index.answer(args.question, mode=args.mode, top_k=args.k)
+        reply = index.answer(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens)
     except LLMError as exc:
         raise CLIError(str(exc)) from exc
+    for note in filter(is_budget_note, reply.result.notes):  # stdout holds the answer alone
+        print(f"note: {note}", file=sys.stderr)
     print(json.dumps({"answer": reply.text, "retrieval": reply.result.to_dict()}) if args.json else reply.text)
     return 0
 
@@ -183,7 +186,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in SUFFIXES:
         raise CLIError(f"--out {args.out}: choose a .png or .html file")
     index = open_index(args, require_documents=True)
-    result = index.query(args.question, mode="mini", top_k=args.k)
+    result = index.query(args.question, mode="mini", top_k=args.k, token_budget=args.max_tokens)
     written = draw_reasoning_subgraph(result, index.graph_store, out)
     print(f"wrote {Path(written).resolve()}")
     print_result(result, False)

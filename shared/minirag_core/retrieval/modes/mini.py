@@ -126,7 +126,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         ranked = cover_aspects(ranked, named, len(aspects), settings.coverage_weight, settings.coverage_depth)
         if [c for c, _ in ranked[: settings.top_k]] != before:
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
-    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head, notes=notes)
     notes.extend(fill_notes([c.via for c in chunks]))
 
     key_edge_list = []
