@@ -101,7 +101,9 @@ def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_bud
     added = len(result.chunks) - before
     scores_follow_rank(result.chunks)
     left_out = sum(c.chunk_id not in taken and used + c.n_tokens > token_budget for c in extra.chunks)
-    set_budget_note(result.notes, len(result.chunks), k, token_budget, left_out)
+    # the chunks the first ranking could not fit still cannot (less is left), but only it counted them
+    cut_before = any(is_budget_note(n) for n in result.notes)
+    set_budget_note(result.notes, len(result.chunks), k, token_budget, None if cut_before else left_out)
     if added:
         logger.warning("%s query returned %d of %d chunks; topped up with %d next-best dense chunks",
                        result.mode, before, k, added)
