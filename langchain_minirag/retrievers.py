@@ -81,7 +81,7 @@ def _summary(result: RetrievalResult) -> dict[str, Any]:
     via: dict[str, int] = {}
     for chunk in result.chunks:
         via[chunk.via] = via.get(chunk.via, 0) + 1
-    return {"mode": result.mode, "chunks": len(result.chunks), "via": via, "paths": len(result.paths),
+    return {"mode": result.mode, "chunks": len(result.chunks), "via": via, "paths": len(result.ranked_paths()),
             "key_relationships": len(result.key_edges), "answer_candidates": len(result.answer_candidates),
             "query_entities": list(result.mapping.entities) if result.mapping else [],
             "answer_types": list(result.mapping.answer_types) if result.mapping else [],
@@ -95,7 +95,7 @@ def _summary_text(summary: dict[str, Any]) -> str:
             f"{summary['answer_candidates']} answer candidates")
     if summary["query_entities"]:
         text += f"; query entities {summary['query_entities']}"
-    return text + "\n"
+    return text + "".join(f"\nnote: {note}" for note in summary["notes"]) + "\n"
 
 
 class MiniRAGRetriever(BaseRetriever):
@@ -122,7 +122,9 @@ class MiniRAGRetriever(BaseRetriever):
     k: int = Field(default=5, ge=1)
     """Number of documents to return."""
     token_budget: int = Field(default=6000, ge=1)
-    """Most tokens (embedding tokenizer) of retrieved chunk text."""
+    """Most tokens (embedding tokenizer) of retrieved chunk text. When fewer than ``k`` chunks
+    fit, the retrieval's notes say how many did (the ``minirag_retrieval`` event, the run's text
+    and a warning of the ``minirag_core`` logger); raise it to get ``k``."""
     max_chunks_per_document: int | None = Field(default=None, ge=0)
     """At most this many chunks of one source document among the ``k`` (``None``: the index's
     setting, 2 unless changed; ``0``: no cap)."""

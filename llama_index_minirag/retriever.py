@@ -170,7 +170,9 @@ class MiniRAGRetriever(BaseRetriever):
 
     Build it with :meth:`from_property_graph` (a ``PropertyGraphIndex`` or its store, filled by
     ``MiniRAGExtractor``) or :meth:`from_index` (a core ``MiniRAGIndex``). Keyword overrides
-    (``top_k``, ``token_budget``, ``hops``...) change ``RetrievalSettings`` for every query.
+    (``top_k``, ``token_budget``, ``hops``...) change ``RetrievalSettings`` for every query; when
+    ``token_budget`` (6000 tokens of chunk text by default) holds fewer than ``top_k`` chunks, the
+    result's notes (:meth:`retrieve_result`) and a ``minirag_core`` logger warning say so.
     """
 
     def __init__(self, runner: Any, *, mode: str = "mini", callback_manager: Any = None,

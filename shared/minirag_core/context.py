@@ -13,7 +13,9 @@ class RenderableResult(Protocol):
     chunks: Sequence[Any]
     answer_candidates: Sequence[str]
     key_edges: Sequence[Any]
-    paths: Sequence[Any]
+
+    def ranked_paths(self) -> Sequence[Any]:
+        """The reasoning paths, each once, strongest first."""
 
 
 def _csv_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -43,10 +45,11 @@ def _touching(rows: list, nodes_of, relevant: set[str], limit: int) -> list:
 def render_context(result: RenderableResult, max_rows: int = CONTEXT_ROWS) -> str:
     """Render a retrieval result as the CSV-like data tables of the answer prompt.
 
-    Sections: Answer Candidates, Key Relationships, Reasoning Paths (with scores) and
-    Sources (the chunks, each with its doc id). Graph rows are kept only when they touch an
-    entity of the chosen chunks (a path nobody can read evidence for is noise to a small model),
-    at most ``max_rows`` each. Empty sections are left out, except Sources, which is always present.
+    Sections: Answer Candidates, Key Relationships, Reasoning Paths (strongest first, with the
+    score they are ordered by) and Sources (the chunks, each with its doc id). Graph rows are kept
+    only when they touch an entity of the chosen chunks (a path nobody can read evidence for is
+    noise to a small model), at most ``max_rows`` each. Empty sections are left out, except
+    Sources, which is always present.
     """
     relevant = {e for c in result.chunks for e in c.entities}
     parts: list[str] = []
@@ -60,9 +63,9 @@ def render_context(result: RenderableResult, max_rows: int = CONTEXT_ROWS) -> st
         parts.append(
             _section("Key Relationships", ("id", "source", "target", "description", "keywords", "score"), rows)
         )
-    paths = _touching(list(result.paths), lambda p: p.nodes, relevant, max_rows)
+    paths = _touching(list(result.ranked_paths()), lambda p: p.nodes, relevant, max_rows)
     if paths:
-        rows = [(i, p.query_entity, " -> ".join(p.nodes), f"{p.score:.4f}") for i, p in enumerate(paths)]
+        rows = [(i, p.query_entity, " -> ".join(p.nodes), f"{p.weighted_score:.4f}") for i, p in enumerate(paths)]
         parts.append(_section("Reasoning Paths", ("id", "query_entity", "path", "score"), rows))
     rows = [(i, c.doc_id, f"{c.score:.4f}", c.text) for i, c in enumerate(result.chunks)]
     parts.append(_section("Sources", ("id", "doc_id", "score", "content"), rows))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Iterable
 
 from minirag_core.context import render_context
+
+#: how a path found through a bridge entity names where it starts (``retrieval/extensions/bridging.py``)
+BRIDGE_LABEL_PREFIX = "bridge from "
 
 #: relation keywords that say only "these two appear together" (no parsed relation, no link)
 GENERIC_RELATION_KEYWORDS = frozenset({"co-occurrence", "conversation", "session time", ""})
@@ -147,6 +150,13 @@ class ReasoningPath:
     def weighted_score(self) -> float:
         return self.score * self.specificity
 
+    @property
+    def origin(self) -> str:
+        """Where the path starts, for people: the query entity, or the bridge's source."""
+        if self.query_entity.startswith(BRIDGE_LABEL_PREFIX):
+            return self.query_entity
+        return f"from query entity {self.query_entity!r}"
+
 
 @dataclass
 class ChunkExplanation:
@@ -173,11 +183,14 @@ class ChunkExplanation:
                                                      not names_a_relation(e.keywords), -e.score))
 
 
-def _distinct(paths: list[ReasoningPath]) -> list[ReasoningPath]:
-    """The first of each (query entity, nodes) path: a bridge reaching several chunks is one path."""
+def rank_paths(paths: Iterable[ReasoningPath]) -> list[ReasoningPath]:
+    """Each distinct path once (the strongest of those with the same start and entities: a bridge
+    reaching several chunks is one path), strongest first by ``weighted_score``, then by score,
+    shorter first. Every listing of a result's paths (CLI, JSON, context, adapters) uses this order."""
+    ordered = sorted(paths, key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
     seen: set[tuple[str, tuple[str, ...]]] = set()
     out = []
-    for path in paths:
+    for path in ordered:
         key = (path.query_entity, tuple(path.nodes))
         if key not in seen:
             seen.add(key)
@@ -199,10 +212,16 @@ class RetrievalResult:
     paths: list[ReasoningPath] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def ranked_paths(self) -> list[ReasoningPath]:
+        """The reasoning paths as :func:`rank_paths` lists them: each once, strongest first."""
+        return rank_paths(self.paths)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (JSON-serialisable): the mapping's query vector is left out."""
+        """Plain data (JSON-serialisable): the mapping's query vector is left out; the paths are
+        :meth:`ranked_paths`, each with its ``weighted_score`` (the score they are ordered by)."""
         mapping = self.mapping
-        data = asdict(replace(self, mapping=None))
+        data = asdict(replace(self, mapping=None, paths=[]))
+        data["paths"] = [{**asdict(p), "weighted_score": p.weighted_score} for p in self.ranked_paths()]
         data["mapping"] = None if mapping is None else {
             "entities": list(mapping.entities), "answer_types": list(mapping.answer_types), "source": mapping.source}
         return data
@@ -216,8 +235,7 @@ class RetrievalResult:
         entities = set(chunk.entities)
         return ChunkExplanation(
             chunk_id=chunk_id, entities=list(chunk.entities),
-            paths=_distinct(sorted((p for p in self.paths if entities.intersection(p.nodes)),
-                                   key=lambda p: (-p.weighted_score, len(p.nodes)))),
+            paths=[p for p in self.ranked_paths() if entities.intersection(p.nodes)],
             key_edges=sorted((e for e in self.key_edges if e.source in entities or e.target in entities),
                              key=lambda e: -e.score),
             answer_candidates=[c for c in self.answer_candidates if c in entities])

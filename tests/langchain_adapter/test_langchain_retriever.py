@@ -363,6 +363,21 @@ def test_callbacks_report_mode_and_counts(retriever: MiniRAGRetriever) -> None:
     assert recorder.texts[0]["minirag"]["via"] == {"dense": 2}
 
 
+def test_token_budget_cutting_k_is_reported(retriever: MiniRAGRetriever) -> None:
+    """``token_budget`` sets the budget; when it holds fewer than ``k`` chunks the run says so."""
+    tight = retriever.model_copy(update={"token_budget": 120})
+    recorder = Recorder()
+    docs = tight.invoke(LUNCH_Q, k=8, config={"callbacks": [recorder]})
+    assert len(docs) < 8
+    notes = [n for n in recorder.texts[0]["minirag"]["notes"] if n.startswith("token budget")]
+    assert notes and f"{len(docs)} of the 8 chunks asked for fit in 120 tokens" in notes[0]
+    assert f"note: {notes[0]}" in recorder.texts[0]["text"]
+    recorder = Recorder()
+    assert len(retriever.model_copy(update={"token_budget": 100_000}).invoke(
+        LUNCH_Q, k=8, config={"callbacks": [recorder]})) == 8
+    assert not any(n.startswith("token budget") for n in recorder.texts[0]["minirag"]["notes"])
+
+
 async def test_callbacks_async_and_event_stream(retriever: MiniRAGRetriever) -> None:
     recorder = Recorder()
     docs = await retriever.ainvoke(FIXTURE_Q, k=2, config={"callbacks": [recorder]})

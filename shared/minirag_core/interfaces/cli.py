@@ -56,11 +56,20 @@ def _model(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ollama-host", help="Ollama server URL (default: http://localhost:11434)")
 
 
+def _size(p: argparse.ArgumentParser) -> None:
+    from minirag_core.retrieval.settings import RetrievalSettings
+
+    p.add_argument("--k", type=_positive_int, default=5, help="chunks to retrieve (default: 5)")
+    p.add_argument("--max-tokens", type=_positive_int, default=None,
+                   help=f"token budget of the retrieved chunks' text (default: {RetrievalSettings.token_budget}); "
+                        "when fewer than --k chunks fit, a note says so")
+
+
 def _retrieval(p: argparse.ArgumentParser) -> None:
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--mode", choices=MODES, default="mini",
                    help="mini: MiniRAG's graph retrieval (default); light: LightRAG-style; naive: dense top-k")
-    p.add_argument("--k", type=_positive_int, default=5, help="chunks to retrieve (default: 5)")
+    _size(p)
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
 
@@ -102,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "explain", f"{commands}:cmd_explain", "draw the query's reasoning subgraph (.png or .html)")
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--out", help="output file: .png (matplotlib) or .html (pyvis) (default: WORKDIR/explain.png)")
-    p.add_argument("--k", type=_positive_int, default=5, help="chunks to retrieve (default: 5)")
+    _size(p)
     _stores(p)
     p = _command(sub, "serve", "minirag_core.interfaces.serve:cmd_serve",
                  "keep an index open behind an HTTP API (query, insert, delete, info; needs the serve extra)")

@@ -88,6 +88,10 @@ def _summary(report: Any, skipped_files: int, recoded: int) -> str:
     return text
 
 
+#: reasoning paths a plain-text result shows (``--json`` has every one)
+SHOWN_PATHS = 5
+
+
 def print_result(result: Any, as_json: bool) -> None:
     if as_json:
         print(result.to_json())
@@ -100,16 +104,18 @@ def print_result(result: Any, as_json: bool) -> None:
     for rank, chunk in enumerate(result.chunks, 1):
         preview = " ".join(chunk.text.split())[:160]
         print(f"{rank}. [{chunk.score:.3f} {chunk.via}] {chunk.doc_id}: {preview}")
-    if result.paths:
-        print("reasoning paths:")
-        for path in result.paths[:5]:
-            print(f"  {path.score:7.3f}  {' -> '.join(path.nodes)}  (from {path.query_entity!r})")
+    paths = result.ranked_paths()
+    if paths:
+        print(f"reasoning paths: {min(len(paths), SHOWN_PATHS)} of {len(paths)}, strongest first "
+              "(score lowered for entities found in many chunks)")
+        for path in paths[:SHOWN_PATHS]:
+            print(f"  {path.weighted_score:7.3f}  {' -> '.join(path.nodes)}  ({path.origin})")
 
 
 def cmd_query(args: argparse.Namespace) -> int:
     check_question(args.question)
     index = open_index(args, require_documents=True)
-    print_result(index.query(args.question, mode=args.mode, top_k=args.k), args.json)
+    print_result(index.query(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens), args.json)
     return 0
 
 
@@ -119,12 +125,15 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise CLIError("answer needs a model: --llm ollama:MODEL (e.g. ollama:qwen2.5:3b)")
     check_question(args.question)
     from minirag_core.llm.base import LLMError
+    from minirag_core.retrieval.budget import is_budget_note
 
     index = open_index(args, llm=llm, require_documents=True)
     try:
-        reply = index.answer(args.question, mode=args.mode, top_k=args.k)
+        reply = index.answer(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens)
     except LLMError as exc:
         raise CLIError(str(exc)) from exc
+    for note in filter(is_budget_note, reply.result.notes):  # stdout holds the answer alone
+        print(f"note: {note}", file=sys.stderr)
     print(json.dumps({"answer": reply.text, "retrieval": reply.result.to_dict()}) if args.json else reply.text)
     return 0
 
@@ -177,7 +186,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in SUFFIXES:
         raise CLIError(f"--out {args.out}: choose a .png or .html file")
     index = open_index(args, require_documents=True)
-    result = index.query(args.question, mode="mini", top_k=args.k)
+    result = index.query(args.question, mode="mini", top_k=args.k, token_budget=args.max_tokens)
     written = draw_reasoning_subgraph(result, index.graph_store, out)
     print(f"wrote {Path(written).resolve()}")
     print_result(result, False)

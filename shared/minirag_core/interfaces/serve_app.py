@@ -27,6 +27,8 @@ class QueryRequest(BaseModel):
     question: str = Field(min_length=1, description="the question")
     mode: Literal["mini", "light", "naive"] = Field("mini", description="retrieval mode")
     k: int = Field(5, ge=1, le=200, description="chunks to retrieve")
+    max_tokens: int | None = Field(None, ge=1, description="token budget of the chunks' text (default: the "
+                                   "index's, 6000 unless changed); when fewer than k fit, the notes say so")
 
 
 class DocumentIn(BaseModel):
@@ -128,7 +130,8 @@ def create_app(index: Any, *, token: str | None = None) -> FastAPI:
         index.catch_up()  # what `minirag index` or another server wrote meanwhile
         if not index.document_ids():
             raise HTTPException(409, f"the index at {index.workdir} is empty: insert documents first")
-        return index.query(request.question, mode=request.mode, top_k=request.k).to_dict()
+        return index.query(request.question, mode=request.mode, top_k=request.k,
+                           token_budget=request.max_tokens).to_dict()
 
     @app.post("/insert", dependencies=guarded, summary="add or replace documents (unchanged ones are skipped)")
     def insert(request: InsertRequest) -> dict[str, Any]:

@@ -22,7 +22,7 @@ COLOURS = {"seed": "#2ca02c", "answer": "#ff7f0e", "path": "#9e9e9e", "chunk": "
 def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int = 8) -> nx.Graph:
     """Seeds, answer candidates and path entities, the chosen chunks, and the edges between them."""
     sub = nx.Graph()
-    paths = result.paths[:max_paths]
+    paths = result.ranked_paths()[:max_paths]
     path_edges = {tuple(sorted(e)) for p in paths for e in zip(p.nodes, p.nodes[1:])}
     key_edges = {tuple(sorted((k.source, k.target))): k.score for k in result.key_edges}
     entities = {n for p in paths for n in p.nodes} | set(result.seeds)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from minirag_core.retrieval.budget import set_budget_note
 from minirag_core.retrieval.topology.chunk_ranking import fit_budget
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import QueryMapping, ScoredChunk
@@ -55,9 +56,11 @@ def cap_per_document(ranked: list[tuple[str, float]], doc_of: Mapping[str, str],
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
                 settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
                 chunk_entities: dict[str, list[str]] | None = None,
-                attrs: Mapping[str, dict[str, Any]] | None = None) -> list[ScoredChunk]:
+                attrs: Mapping[str, dict[str, Any]] | None = None,
+                notes: list[str] | None = None) -> list[ScoredChunk]:
     """Fit the ranking into the budget and attach text, document id and metadata (``attrs``: the
-    records of the ranking's first ``considered`` chunks, when the caller has read them already)."""
+    records of the ranking's first ``considered`` chunks, when the caller has read them already).
+    When the budget left out a ranked chunk while fewer than ``top_k`` fit, ``notes`` gets a note."""
     if attrs is None:
         attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
     n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
@@ -66,6 +69,8 @@ def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via:
         present = cap_per_document(present, {c: attrs[c]["doc_id"] for c, _ in present},
                                    settings.max_chunks_per_document, settings.top_k)
     chosen = fit_budget(present, n_tokens, settings.top_k, settings.token_budget)
+    if notes is not None:  # fewer than top_k chosen from more: fit_budget skipped the rest for the budget
+        set_budget_note(notes, len(chosen), settings.top_k, settings.token_budget, len(present) - len(chosen))
     metadata = doc_metadata or {}
     return [
         ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from minirag_core.extraction.base import QueryMapper
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import QueryMapping, RetrievalResult
+from minirag_core.retrieval.budget import is_budget_note, set_budget_note
 from minirag_core.retrieval.common import scores_follow_rank
 from minirag_core.retrieval.modes.light import retrieve_light
 from minirag_core.retrieval.modes.mini import retrieve_mini
@@ -48,12 +49,15 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
              doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     """Rank chunks for ``query`` in ``mode`` (mini and light need the query's ``mapping``)."""
     if check_mode(mode) == "naive":
-        return retrieve_naive(sources, query, settings, doc_metadata)
-    if mapping is None:
+        result = retrieve_naive(sources, query, settings, doc_metadata)
+    elif mapping is None:
         raise ValueError("mini and light modes need a query mapping")
-    run = retrieve_mini if mode == "mini" else retrieve_light
-    result = run(sources, query, mapping, settings, doc_metadata)
-    scores_follow_rank(result.chunks)
+    else:
+        run = retrieve_mini if mode == "mini" else retrieve_light
+        result = run(sources, query, mapping, settings, doc_metadata)
+        scores_follow_rank(result.chunks)
+    for note in filter(is_budget_note, result.notes):  # a retriever's caller may never read the notes
+        logger.warning("%s query: %s", mode, note)
     return result
 
 
@@ -75,7 +79,8 @@ def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_bud
     """Top ``result`` up to ``k`` chunks with ``extra``'s next-best ones (``via="fill"``) that
     fit what is left of ``token_budget``, scored no higher than the chunk before them (their
     scores come from another ranking); with ``max_per_document`` a document already holding that
-    many chunks is passed over while others can fill. Returns how many were added."""
+    many chunks is passed over while others can fill; the budget's note is brought up to date.
+    Returns how many were added."""
     before = len(result.chunks)
     taken = {c.chunk_id for c in result.chunks}
     used = sum(c.n_tokens for c in result.chunks)
@@ -95,6 +100,10 @@ def fill_to_k(result: RetrievalResult, extra: RetrievalResult, k: int, token_bud
             used += chunk.n_tokens
     added = len(result.chunks) - before
     scores_follow_rank(result.chunks)
+    left_out = sum(c.chunk_id not in taken and used + c.n_tokens > token_budget for c in extra.chunks)
+    # the chunks the first ranking could not fit still cannot (less is left), but only it counted them
+    cut_before = any(is_budget_note(n) for n in result.notes)
+    set_budget_note(result.notes, len(result.chunks), k, token_budget, None if cut_before else left_out)
     if added:
         logger.warning("%s query returned %d of %d chunks; topped up with %d next-best dense chunks",
                        result.mode, before, k, added)

@@ -45,6 +45,39 @@ def test_query_json_is_the_full_result(workdir, capsys):
     assert result["mode"] == "naive" and len(result["chunks"]) == 3
 
 
+def test_max_tokens_sets_the_budget_and_a_cut_k_is_noted(workdir, capsys):
+    """``--k`` larger than the token budget holds: the note names the budget; ``--max-tokens`` raises it."""
+    question = ["query", "Where is the lunch with Wolfgang Schulz?", "--workdir", str(workdir), "--k", "50"]
+    assert main([*question, "--max-tokens", "150", "--mode", "naive"]) == 0
+    out = capsys.readouterr().out
+    shown = sum(line[:1].isdigit() for line in out.splitlines())
+    assert f"note: token budget: {shown} of the 50 chunks asked for fit in 150 tokens" in out
+    assert "--max-tokens" in out
+    assert main([*question, "--max-tokens", "100000", "--mode", "naive", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["chunks"]) > shown and not any("token budget" in n for n in result["notes"])
+
+
+def test_answer_prints_the_budget_note_beside_the_answer(workdir, capsys, monkeypatch):
+    """``answer --max-tokens``: the reply alone on stdout, the budget's note on stderr."""
+
+    class FixedReply:
+        name = "fixed-reply"
+
+        def complete(self, prompt, *, json_mode=False):
+            return "At the cozy café downtown."
+
+        async def acomplete(self, prompt, *, json_mode=False):
+            return self.complete(prompt)
+
+    monkeypatch.setattr("minirag_core.interfaces.cli_commands.llm_from_spec", lambda spec, host: FixedReply())
+    assert main(["answer", "Where is the lunch with Wolfgang Schulz?", "--workdir", str(workdir), "--mode", "naive",
+                 "--llm", "ollama:any", "--k", "50", "--max-tokens", "150"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "At the cozy café downtown."
+    assert "note: token budget: " in captured.err and "fit in 150 tokens" in captured.err
+
+
 def test_explain_writes_png_and_html(workdir, tmp_path, capsys):
     for name in ["graph.png", "graph.html"]:
         out = tmp_path / name

@@ -134,3 +134,24 @@ def test_serve_binds_loopback_by_default_and_needs_a_token_elsewhere(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 2 and "--token" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "wd").exists()
+
+
+def test_serve_query_takes_a_token_budget() -> None:
+    """``max_tokens`` in a query request sets the token budget; a cut k is in the notes."""
+    from fastapi.testclient import TestClient
+    from stand_ins import HashEmbedder, NameListExtractor, NameMapper
+
+    from minirag_core.indexing.index import MiniRAGIndex
+    from minirag_core.interfaces.serve_app import create_app
+    from minirag_core.types import Document
+
+    index = MiniRAGIndex(None, embedder=HashEmbedder(), extractor=NameListExtractor(), query_mapper=NameMapper())
+    index.insert([Document(f"d{i}", f"Person{i} met Person{i + 1} at the harbour to talk about boats.")
+                  for i in range(6)])
+    client = TestClient(create_app(index))
+    ask = {"question": "Who met Person3 at the harbour?", "mode": "naive", "k": 6}
+    cut = client.post("/query", json={**ask, "max_tokens": 25}).json()
+    assert len(cut["chunks"]) < 6 and any("fit in 25 tokens" in n for n in cut["notes"])
+    full = client.post("/query", json={**ask, "max_tokens": 1000}).json()
+    assert len(full["chunks"]) == 6 and not any("token budget" in n for n in full["notes"])
+    assert client.post("/query", json={**ask, "max_tokens": 0}).status_code == 422

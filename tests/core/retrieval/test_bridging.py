@@ -86,6 +86,9 @@ def test_mini_reaches_the_second_hop_and_explains_it(embedder, tmp_path):
     assert "film" in ids and "director" in ids
     bridge_paths = [p for p in with_bridges.paths if p.query_entity.startswith("bridge from")]
     assert any(index.graph_store.entity(p.nodes[0])["name"] == "Tomasz Wierzbicki" for p in bridge_paths)
+    assert "bridge from film" in {p.query_entity for p in bridge_paths}  # the document, never a chunk id
+    chunk_ids = index.graph_store.chunk_ids()
+    assert not any(c in p.query_entity or c in p.nodes for p in with_bridges.paths for c in chunk_ids)
     director = next(c for c in with_bridges.chunks if c.doc_id == "director")
     assert any(index.graph_store.entity(e)["name"] == "Tomasz Wierzbicki" for e in director.entities)
 

@@ -66,6 +66,42 @@ def test_fill_to_k_tops_up_within_the_budget() -> None:
     assert fill_to_k(result, extra, k=5, token_budget=95) == 1  # only c4 still fits
 
 
+def test_the_budget_never_cuts_k_silently() -> None:
+    """Fewer than k chunks because of the token budget: a note says how many fit in how many
+    tokens and how to raise it; no note when the index simply holds fewer than k."""
+    from minirag_core.retrieval.common import materialise
+
+    attrs = {f"c{i}": {"doc_id": f"d{i}", "text": "t", "n_tokens": 40} for i in range(6)}
+    ranked = [(c, 1.0 - i / 10) for i, c in enumerate(attrs)]
+    notes: list[str] = []
+    chunks = materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=100), attrs=attrs, notes=notes)
+    assert len(chunks) == 2 and len(notes) == 1
+    assert "2 of the 5 chunks" in notes[0] and "100 tokens" in notes[0] and "--max-tokens" in notes[0]
+    assert "(4 more ranked chunks did not fit)" in notes[0]
+    notes = []
+    assert len(materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=200), attrs=attrs,
+                           notes=notes)) == 5 and notes == []
+    assert len(materialise(None, ranked[:3], {}, RetrievalSettings(top_k=5, token_budget=200), attrs=attrs,
+                           notes=notes)) == 3 and notes == []  # all there is fits: nothing was cut
+
+
+def test_fill_to_k_brings_the_budget_note_up_to_date() -> None:
+    result = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1", 40)],
+                             notes=["token budget: 1 of the 3 chunks asked for fit in 100 tokens"])
+    extra = RetrievalResult(query="q", mode="naive", chunks=[_chunk("c2", 30, via="dense"),
+                                                             _chunk("big", 90, via="dense")])
+    assert fill_to_k(result, extra, k=3, token_budget=100) == 1
+    budget_notes = [n for n in result.notes if n.startswith("token budget")]
+    assert len(budget_notes) == 1 and "2 of the 3 chunks" in budget_notes[0]
+    assert "(more ranked chunks did not fit)" in budget_notes[0]  # the first ranking's count is not known here
+    full = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1", 40)], notes=list(result.notes))
+    assert fill_to_k(full, extra, k=2, token_budget=100) == 1
+    assert not any(n.startswith("token budget") for n in full.notes)  # k reached: the note is gone
+    fresh = RetrievalResult(query="q", mode="mini", chunks=[_chunk("c1", 40)])
+    assert fill_to_k(fresh, extra, k=3, token_budget=100) == 1
+    assert "(1 more ranked chunk did not fit)" in fresh.notes[0]  # "big" is left out by the top-up itself
+
+
 def test_fill_to_k_keeps_scores_in_rank_order() -> None:
     """A top-up chunk scored on another scale (a dense cosine above the mini score) must not
     outrank the chunks before it for a consumer that sorts by score."""

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Mapping
 
 from minirag_core.scores import top_ids
 from minirag_core.storage.base import GraphView
+from minirag_core.types import BRIDGE_LABEL_PREFIX
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,11 @@ def bridge_scores(graph: GraphView, relevance: Mapping[str, float], seeds: dict[
 
 
 def bridge_label(bridge: Bridge, doc_ids: dict[str, str]) -> str:
-    """Where a bridge starts, for explanations: the query's entity or the source chunk's document."""
+    """Where a bridge starts, for explanations: the query's entity or the document of the chunk
+    that mentions the bridge entity (never the chunk's internal id, which means nothing to a reader)."""
     if bridge.source == bridge.entity:
-        return f"bridge from query entity {bridge.entity}"
-    return f"bridge from {doc_ids.get(bridge.source, bridge.source)} ({bridge.source})"
+        return f"{BRIDGE_LABEL_PREFIX}query entity {bridge.entity}"
+    doc_id = doc_ids.get(bridge.source)
+    if not doc_id or doc_id == bridge.source:  # a chunk no longer in the graph has no document to name
+        return f"{BRIDGE_LABEL_PREFIX}another passage"
+    return f"{BRIDGE_LABEL_PREFIX}{doc_id}"

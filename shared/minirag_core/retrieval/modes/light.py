@@ -79,6 +79,6 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         extra = [(c, dense[c]) for c in top_ids(dense, len(fused) + considered(settings)) if c not in fused]
         ranked = sorted(ranked + extra, key=lambda item: (-item[1], item[0]))
         via.update({c: "dense" for c, _ in extra})
-    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities)
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, notes=notes)
     return RetrievalResult(query=query, mode="light", chunks=chunks, mapping=mapping,
                            seeds=dict(sorted(entities.items())), key_edges=key_edges, notes=notes)

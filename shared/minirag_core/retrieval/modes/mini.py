@@ -132,7 +132,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
             covered = lifted_above(ranked[: settings.coverage_depth], dict(ranked_before))
             via.update({c: "coverage" for c in covered if via.get(c) != "graph"})
-    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head)
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head, notes=notes)
     if seed_ids and chunks and not any(c.via == "graph" for c in chunks):
         notes.append("no graph evidence outweighed query relevance: the chunks are ranked by dense + BM25 relevance")
 

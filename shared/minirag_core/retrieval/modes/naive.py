@@ -15,5 +15,6 @@ def retrieve_naive(sources: RetrievalSources, query: str, settings: RetrievalSet
                    doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
     dense = sources.chunk_dense_scores(sources.embedder.embed([query])[0])
     ranked = [(c, dense[c]) for c in top_ids(dense, considered(settings))]
-    chunks = materialise(sources, ranked, {c: "dense" for c, _ in ranked}, settings, doc_metadata)
-    return RetrievalResult(query=query, mode="naive", chunks=chunks)
+    notes: list[str] = []
+    chunks = materialise(sources, ranked, {c: "dense" for c, _ in ranked}, settings, doc_metadata, notes=notes)
+    return RetrievalResult(query=query, mode="naive", chunks=chunks, notes=notes)
