@@ -15,6 +15,7 @@ class RetrievalSettings:
     hops: int = 2                  # k of eq. 2 (k-hop subgraph around an edge)
     max_subgraph_nodes: int = 600
     max_answer_candidates: int = 30
+    specific_candidates: bool = True  # among answer candidates as near the seeds, entities of fewer chunks first
     key_edges: int = 60            # |E_alpha hat|
     path_length: int = 2           # n: edges per reasoning path
     paths_per_seed: int = 10       # top-k paths per (query entity, seed)
@@ -29,6 +30,7 @@ class RetrievalSettings:
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
+    bridge_subject_similarity: float = 0.55  # a seed this close to the query's name bridges to chunks about it
     bridge_specificity: float = 1.0  # a bridge entity passes on (its specificity, 0-1) ** this: hubs carry little
     bridge_frontier: int = 20      # strongest chunks a step reached that the next starts from (0 = all); 20 ties all on the tune halves
     # a second round (retrieval/extensions/residual.py), off by default: on the tune halves at 2.0 MuSiQue rose 69.2/38.5 ->

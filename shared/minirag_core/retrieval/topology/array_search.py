@@ -8,7 +8,7 @@ numbers breaks ties as comparing ids does.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -26,14 +26,21 @@ def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int
     return Subgraph.from_graph(view.entity_subgraph(seeds, hops, max_nodes))
 
 
-def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], limit: int) -> list[str]:
-    """``select_answer_candidates`` on a ``Subgraph``."""
+def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], limit: int,
+                      specificity: Callable[[list[str]], Mapping[str, float]] | None = None) -> list[str]:
+    """``select_answer_candidates`` on a ``Subgraph``. With ``specificity`` (entity ids -> 0-1),
+    among candidates as near the seeds the more specific come first, so hubs found near every
+    question's seeds do not crowd out the question's own candidates."""
     wanted = {t.strip().upper() for t in answer_types if t.strip()}
     if not wanted:
         return []
     degree = sub.degree().tolist()
     found = [i for i, (n, t) in enumerate(zip(sub.nodes, sub.types)) if n not in seeds and t.upper() in wanted]
-    found.sort(key=lambda i: (sub.hop[i], -degree[i], i))
+    if specificity is not None and found:
+        weight = specificity([sub.nodes[i] for i in found])
+        found.sort(key=lambda i: (sub.hop[i], -round(weight.get(sub.nodes[i], 1.0), 6), -degree[i], i))
+    else:
+        found.sort(key=lambda i: (sub.hop[i], -degree[i], i))
     return [sub.nodes[i] for i in found[:limit]]
 
 
