@@ -46,8 +46,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
     n_chunks = len(dense)
 
-    def entity_specificity(ids, exponent: float = 1.0, hubs_only: bool = False) -> Mapping[str, float]:
-        return relative_specificity(sources.graph, ids, n_chunks, exponent, hubs_only)
+    def entity_specificity(ids, exponent: float = 1.0, full_at: float = 1.0) -> Mapping[str, float]:
+        return relative_specificity(sources.graph, ids, n_chunks, exponent, full_at)
 
     candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates,
                                    entity_specificity if settings.specific_candidates else None)
@@ -94,7 +94,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
                                          damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
                                          entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity,
-                                                                                      settings.bridge_hubs_only))
+                                                                                      settings.bridge_specific_from))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
