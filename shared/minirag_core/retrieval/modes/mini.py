@@ -93,6 +93,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
                                          damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                                         fanout_exponent=settings.bridge_fanout,
                                          entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity,
                                                                                       settings.bridge_specific_from))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
