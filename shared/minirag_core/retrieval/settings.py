@@ -30,10 +30,7 @@ class RetrievalSettings:
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
-    bridge_subject_similarity: float = 0.55  # a seed this close to the query's name bridges to chunks about it
     bridge_specificity: float = 1.0  # a bridge entity passes on (its specificity, 0-1) ** this: hubs carry little
-    bridge_specific_from: float = 1.0  # relative specificity from which a bridge entity passes on all
-    bridge_fanout: float = 0.0     # a chunk reaching n others by bridges passes each 1 / n ** this of its share
     bridge_frontier: int = 20      # strongest chunks a step reached that the next starts from (0 = all); 20 ties all on the tune halves
     # a second round (retrieval/extensions/residual.py), off by default: on the tune halves at 2.0 MuSiQue rose 69.2/38.5 ->
     # 70.2/46.2 (r@5/all@5), HotpotQA stayed, LiHuaWorld (chat) lost a question; 3 more embeddings a query

@@ -31,13 +31,12 @@ EntityWeights = Callable[[Iterable[str]], Mapping[str, float]]
 def bridge_scores(graph: GraphView, relevance: Mapping[str, float], seeds: dict[str, float], *,
                   seed_chunks: int, steps: int, damping: float,
                   entity_weight: EntityWeights | None = None,
-                  max_frontier: int = 0, fanout_exponent: float = 0.0) -> tuple[dict[str, float], list[Bridge]]:
+                  max_frontier: int = 0) -> tuple[dict[str, float], list[Bridge]]:
     """Bridge score per reached chunk (max over the ways to reach it) and, per reached chunk, the
     strongest bridge that reached it. ``entity_weight`` (0-1 per entity; 1 where absent) scales
     what passes through each bridge entity: a hub that many chunks mention carries little.
     ``max_frontier`` (0: no bound) keeps only the strongest chunks reached by a step as the
-    next step's sources. A source chunk that reaches ``n`` chunks passes each ``1 / n **
-    fanout_exponent`` of its share (0: all of it), so a chunk naming many subjects spreads thin."""
+    next step's sources."""
     top = [(c, relevance[c]) for c in top_ids(relevance, seed_chunks)]
     peak = top[0][1] if top and top[0][1] > 0 else 1.0
     frontier = {c: s / peak for c, s in top}
@@ -61,11 +60,9 @@ def bridge_scores(graph: GraphView, relevance: Mapping[str, float], seeds: dict[
         weight = weights_of(subjects)
         reached: dict[str, float] = {}
         for source, entities in mentions.items():
-            fanout = len({t for e in entities for t in subjects.get(e, ()) if t != source})
-            share = frontier[source] * damping / max(fanout, 1) ** fanout_exponent
             for entity in entities:
                 for target in subjects.get(entity, ()):
-                    value = share * weight.get(entity, 1.0)
+                    value = frontier[source] * damping * weight.get(entity, 1.0)
                     if target != source and value > max(scores.get(target, 0.0), reached.get(target, 0.0)):
                         reached[target] = value
                         bridges.append(Bridge(source, entity, target, value))

@@ -46,8 +46,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
     n_chunks = len(dense)
 
-    def entity_specificity(ids, exponent: float = 1.0, full_at: float = 1.0) -> Mapping[str, float]:
-        return relative_specificity(sources.graph, ids, n_chunks, exponent, full_at)
+    def entity_specificity(ids, exponent: float = 1.0) -> Mapping[str, float]:
+        return relative_specificity(sources.graph, ids, n_chunks, exponent)
 
     candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates,
                                    entity_specificity if settings.specific_candidates else None)
@@ -89,13 +89,10 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     bridges: list[Bridge] = []
     if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
-        seed_strength = {s: v for s, v in seed_strength.items() if v >= settings.bridge_subject_similarity}
         bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
                                          damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
-                                         fanout_exponent=settings.bridge_fanout,
-                                         entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity,
-                                                                                      settings.bridge_specific_from))
+                                         entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)

@@ -45,15 +45,14 @@ def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple
 
 
 def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: int,
-                         exponent: float = 1.0, full_at: float = 1.0) -> dict[str, float]:
+                         exponent: float = 1.0) -> dict[str, float]:
     """Each entity's specificity relative to an entity of one chunk (0-1), from the chunks it
-    links to: how much passing through it says about where it leads. A value of ``full_at`` or
-    more counts as 1 (specific enough), lower ones in proportion; the result is raised to
-    ``exponent`` (0: every entity 1)."""
+    links to, raised to ``exponent`` (0: every entity 1): how much passing through it says about
+    where it leads."""
     if exponent == 0:
         return {}
     links = graph.entity_chunk_ids(list(entity_ids))
-    return {e: min(1.0, value / full_at) ** exponent for e, value in hub_entities(links, total_chunks)[1].items()}
+    return {e: value ** exponent for e, value in hub_entities(links, total_chunks)[1].items()}
 
 
 def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
