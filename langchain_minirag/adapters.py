@@ -10,14 +10,13 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
-from minirag_core.embedding.base import windows_from_offsets
+from minirag_core.embedding.tokens import OffsetTokens, offsets_for
 from minirag_core.llm.base import LLMError
 
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
@@ -114,31 +113,7 @@ class ChatModelBackend:
         return self._reply_text(reply)
 
 
-class _WhitespaceTokenizer:
-    """Fallback tokenizer: runs of non-space characters."""
-
-    _TOKEN = re.compile(r"\S+")
-
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in self._TOKEN.finditer(text)]
-
-
-class _MiniLMTokenizer:
-    """The bundled all-MiniLM-L6-v2 word-piece tokenizer, via ``tokenizers`` (no torch)."""
-
-    def __init__(self) -> None:
-        from minirag_core.embedding.sentence_transformer import bundled_model_path
-        from tokenizers import Tokenizer
-
-        self._tok = Tokenizer.from_file(str(Path(bundled_model_path()) / "tokenizer.json"))
-        self._tok.no_truncation()
-        self._tok.no_padding()
-
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        return [tuple(o) for o in self._tok.encode(text, add_special_tokens=False).offsets]
-
-
-class LangChainEmbedder:
+class LangChainEmbedder(OffsetTokens):
     """The core's ``Embedder`` over any LangChain ``Embeddings``.
 
     Texts are embedded with ``embed_documents`` and L2-normalised. Chunk sizes and token
@@ -152,16 +127,13 @@ class LangChainEmbedder:
                  tokenizer: str = "minilm", name: str | None = None) -> None:
         if not isinstance(embeddings, Embeddings):
             raise TypeError(f"expected LangChain Embeddings, got {type(embeddings).__name__}")
-        if tokenizer not in ("minilm", "whitespace"):
-            raise ValueError("tokenizer must be 'minilm' or 'whitespace'")
         self.embeddings = embeddings
         if name is None:
             model = _model_label(embeddings)
             name = f"langchain:{type(embeddings).__name__}" + (f":{model}" if model else "")
         self.name = name
         self.max_tokens = int(max_tokens)
-        self._tokenizer_kind = tokenizer
-        self._tokenizer: Any = None
+        self._offsets = offsets_for(tokenizer)
         self.dim = int(dim) if dim is not None else len(embeddings.embed_query("dimension probe"))
 
     def __repr__(self) -> str:
@@ -177,14 +149,7 @@ class LangChainEmbedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms > 0, norms, 1.0)
 
-    def _offsets(self, text: str) -> list[tuple[int, int]]:
-        if self._tokenizer is None:
-            self._tokenizer = _MiniLMTokenizer() if self._tokenizer_kind == "minilm" else _WhitespaceTokenizer()
-        return self._tokenizer.offsets(text)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._offsets(text))
-
-    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
-        """Windows of ``size`` tokens overlapping by ``overlap``, as slices of ``text``."""
-        return windows_from_offsets(text, self._offsets(text), size, overlap)
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character (start, end) of every token of ``text``; ``count_tokens`` and
+        ``token_windows`` follow from them (:class:`minirag_core.embedding.tokens.OffsetTokens`)."""
+        return self._offsets(text)

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from functools import lru_cache
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -23,6 +22,7 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.llms import LLM
 
 from minirag_core.embedding.base import Embedder
+from minirag_core.embedding.tokens import OffsetTokens, bundled_offsets, whitespace_offsets
 from minirag_core.llm.base import LLMError
 
 __all__ = ["LlamaIndexLLMBackend", "LlamaIndexEmbedder", "MiniLMEmbedding", "as_core_embedder",
@@ -81,12 +81,13 @@ class LlamaIndexLLMBackend:
         return reply or ""
 
 
-class LlamaIndexEmbedder:
+class LlamaIndexEmbedder(OffsetTokens):
     """The core ``Embedder`` over a LlamaIndex ``BaseEmbedding``.
 
     Vectors are L2-normalised (the core compares by dot product). Token counts and token
     windows (chunk sizes, context budgets) use the bundled all-MiniLM-L6-v2 tokenizer, or
-    ``count_tokens`` if given (windows then fall back to whitespace tokens).
+    ``count_tokens`` if given (windows then fall back to whitespace tokens); windows are
+    slices of the text, cut as the LangChain wrapper and the core cut them.
     """
 
     def __init__(self, embed_model: BaseEmbedding, *, name: str | None = None,
@@ -95,9 +96,7 @@ class LlamaIndexEmbedder:
         self.name = name or f"llama_index:{type(embed_model).__name__}:{embed_model.model_name}"
         self.max_tokens = max_tokens
         self._count = count_tokens
-        self._tokenizer: Embedder | None = None
         self._dim: int | None = None
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LlamaIndexEmbedder(name={self.name!r})"
@@ -127,25 +126,16 @@ class LlamaIndexEmbedder:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         return self._normalise(await self.embed_model.aget_text_embedding_batch(list(texts)))
 
-    def _token_model(self) -> Embedder:
-        with self._lock:
-            if self._tokenizer is None:
-                self._tokenizer = default_core_embedder()
-            return self._tokenizer
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character (start, end) of every token of ``text`` (all-MiniLM-L6-v2 word pieces, or
+        runs of non-space characters when a ``count_tokens`` was given); ``token_windows``
+        follow from them (:class:`minirag_core.embedding.tokens.OffsetTokens`)."""
+        return whitespace_offsets(text) if self._count is not None else bundled_offsets(text)
 
     def count_tokens(self, text: str) -> int:
         if self._count is not None:
             return int(self._count(text))
-        return self._token_model().count_tokens(text)
-
-    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
-        if self._count is None:
-            return self._token_model().token_windows(text, size, overlap)
-        if size <= overlap:
-            raise ValueError("window size must be larger than overlap")
-        words = text.split()
-        step = size - overlap
-        return [" ".join(words[i:i + size]) for i in range(0, max(len(words) - overlap, 1), step)]
+        return super().count_tokens(text)
 
 
 def as_core_embedder(model: Any = None) -> Embedder:

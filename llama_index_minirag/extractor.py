@@ -39,6 +39,7 @@ from minirag_core.llm.prompts import DEFAULT_ENTITY_TYPES
 from minirag_core.types import Chunk, ExtractionResult
 
 from .adapters import LlamaIndexLLMBackend, as_core_embedder
+from .build_vectors import BuildVectors
 
 RELATED = "RELATED"
 MENTIONED_IN = "MENTIONED_IN"
@@ -94,9 +95,13 @@ class MiniRAGExtractor(TransformComponent):
     show_progress: bool = Field(default=False)
     relation_label: str = Field(default=RELATED)
     mention_label: str = Field(default=MENTIONED_IN)
+    prepare_vectors: bool = Field(default=True, description=(
+        "Embed the graph texts MiniRAG retrieval searches while extracting, so a retriever's "
+        "first query does not (see llama_index_minirag.build_vectors)."))
 
     _extractor: Any = PrivateAttr(default=None)
     _embedder: Any = PrivateAttr(default=None)
+    _vectors: Any = PrivateAttr(default=None)
 
     def __init__(self, llm: Optional[LLM] = None, *, extractor: Optional[Extractor] = None,
                  embed_model: Any = None, **kwargs: Any) -> None:
@@ -168,6 +173,14 @@ class MiniRAGExtractor(TransformComponent):
                 if key not in excluded:
                     excluded.append(key)
 
+    def _prepare(self, extracted: list[tuple[Chunk, ExtractionResult]]) -> None:
+        """Embed the retrieval texts of the graph items ``extracted`` changed."""
+        if not self.prepare_vectors:
+            return
+        if self._vectors is None:
+            self._vectors = BuildVectors(self.embedder)
+        self._vectors.add(extracted)
+
     def _batches(self, nodes: Sequence[BaseNode]) -> list[list[tuple[BaseNode, Chunk]]]:
         pairs = [(n, node_to_chunk(n, position_in_document(n), self.embedder)) for n in nodes]
         return [pairs[i:i + self.batch_size] for i in range(0, len(pairs), self.batch_size)]
@@ -175,17 +188,23 @@ class MiniRAGExtractor(TransformComponent):
     def __call__(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> Sequence[BaseNode]:
         """Extract from ``nodes`` (in place) and return them."""
         progress = show_progress or self.show_progress
+        extracted: list[tuple[Chunk, ExtractionResult]] = []
         for batch in self._batches(nodes):
             results = self.core_extractor.extract([c for _, c in batch], show_progress=progress)
             for (node, chunk), result in zip(batch, results):
                 self._annotate(node, chunk, result)
+                extracted.append((chunk, result))
+        self._prepare(extracted)
         return nodes
 
     async def acall(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> Sequence[BaseNode]:
         """Async :meth:`__call__` (model calls run concurrently, ``num_workers`` at a time)."""
         progress = show_progress or self.show_progress
+        extracted: list[tuple[Chunk, ExtractionResult]] = []
         for batch in await asyncio.to_thread(self._batches, nodes):
             results = await self.core_extractor.aextract([c for _, c in batch], show_progress=progress)
             for (node, chunk), result in zip(batch, results):
                 self._annotate(node, chunk, result)
+                extracted.append((chunk, result))
+        await asyncio.to_thread(self._prepare, extracted)
         return nodes

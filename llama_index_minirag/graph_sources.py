@@ -44,6 +44,7 @@ from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 
 from .adapters import as_core_embedder
+from .build_vectors import built_vectors
 from .extractor import MENTIONED_IN, RELATED
 from .store_access import StoreAccess
 from .store_readers import access_for
@@ -280,7 +281,7 @@ class PropertyGraphSources:
         store = NetworkXGraphStore(None)
         store.graph = g
         # self._vectors is possibly shared with other sources over the same store
-        vectors = embed_graph(g, self.embedder, self._vectors)
+        vectors = embed_graph(g, self.embedder, self._vectors, built_vectors(self.embedder.name))
         if self.keeps_vectors:
             self._vectors.flush()
         return GraphSnapshot(store, self.embedder, vectors, llama_nodes, doc_metadata, signature)

@@ -7,10 +7,16 @@ through a watched store object are also written, unchanged, to a SQLite file bes
 database (``<database>.minirag.sqlite``; in memory for an in-memory database); reads take the
 chunks the database still holds, in the order they were first written, with their records.
 The file also keeps the write counter other processes read as the version.
+
+The two are written one after the other, so an upsert first notes its chunk ids in the file
+(``pending``); if its records then fail to reach the file, the database's copies of those
+chunks are deleted again (at once, or when the file is next opened after a process stopped
+between the two writes): the database and the file always hold the same chunks.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import sqlite3
 import threading
@@ -30,7 +36,33 @@ CREATE TABLE IF NOT EXISTS mentions (chunk TEXT NOT NULL, entity TEXT NOT NULL, 
                                      props TEXT NOT NULL, PRIMARY KEY (chunk, entity));
 CREATE TABLE IF NOT EXISTS version (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL);
 INSERT OR IGNORE INTO version VALUES (0, 0);
+CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY);
 """
+#: the argument of each delete method that names the chunks it deletes (LlamaIndex's signatures)
+_DELETED_IDS = {"delete": "ids", "delete_llama_nodes": "node_ids"}
+
+
+def written_chunk_ids(name: str, items: Any) -> list[str]:
+    """The chunk ids a ``name`` write of ``items`` upserts."""
+    if not isinstance(items, (list, tuple)):
+        return []
+    if name == "upsert_nodes":
+        return [str(n.id) for n in items if isinstance(n, ChunkNode)]
+    if name == "upsert_llama_nodes":
+        return [str(n.id_) for n in items]
+    return []
+
+
+def deleted_ids(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """The node ids a ``delete`` / ``delete_llama_nodes`` call names, bound by parameter name."""
+    if name not in _DELETED_IDS:
+        return []
+    try:
+        bound = inspect.signature(getattr(PropertyGraphStore, name)).bind(None, *args, **kwargs)
+    except TypeError:
+        return []
+    ids = bound.arguments.get(_DELETED_IDS[name])
+    return [str(i) for i in ids] if isinstance(ids, (list, tuple)) else []
 
 
 def sidecar_path(store: PropertyGraphStore) -> str:
@@ -52,6 +84,7 @@ class LadybugAccess(StoreAccess):
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
         self._db.executescript(_SCHEMA)
+        self.repair()  # a write this file missed (a process that stopped between the two writes)
 
     def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -115,16 +148,54 @@ class LadybugAccess(StoreAccess):
     def bump(self) -> None:
         self._rows("UPDATE version SET n = n + 1 WHERE id = 0")
 
+    def before_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Note the chunks an upsert is about to write, so a write whose records never reach
+        this file can be undone (:meth:`repair`)."""
+        ids = written_chunk_ids(name, written_items(args, kwargs))
+        if ids:
+            with self._lock:
+                self._db.executemany("INSERT OR IGNORE INTO pending VALUES (?)", [(i,) for i in ids])
+
     def after_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._record(name, written_items(args, kwargs), args, kwargs)
-                self._db.execute("UPDATE version SET n = n + 1 WHERE id = 0")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        """Record the write's chunks and mentions; if that fails, undo the write's new chunks in
+        the database (:meth:`repair`) and raise, so the two never disagree."""
+        items = written_items(args, kwargs)
+        try:
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._record(name, items, args, kwargs)
+                    self._db.execute("DELETE FROM pending WHERE id IN (SELECT value FROM json_each(?))",
+                                     (json.dumps(written_chunk_ids(name, items)),))
+                    self._db.execute("UPDATE version SET n = n + 1 WHERE id = 0")
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+        except BaseException:
+            self.repair()
+            raise
+
+    def after_failed_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """A write the database refused may have stored some of its chunks: undo them."""
+        self.repair()
+        self.bump()
+
+    def repair(self) -> list[str]:
+        """Undo upserts whose records are missing here: delete from the database the chunks a
+        write noted (:meth:`before_write`) but never recorded, and return their ids. Chunks
+        already recorded keep their records (they were written before), so the database and
+        this file hold the same chunks again."""
+        pending = [row[0] for row in self._rows("SELECT id FROM pending")]
+        if not pending:
+            return []
+        recorded = {row[0] for row in self._rows(
+            "SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(?))", json.dumps(pending))}
+        orphans = sorted(set(pending) - recorded)
+        if orphans:  # the class's own delete: the watched object's would record a write
+            type(self.store).delete(self.store, ids=orphans)
+        self._rows("DELETE FROM pending WHERE id IN (SELECT value FROM json_each(?))", json.dumps(pending))
+        return orphans
 
     def _record(self, name: str, items: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if name in ("upsert_nodes", "upsert_llama_nodes") and isinstance(items, (list, tuple)):
@@ -151,10 +222,9 @@ class LadybugAccess(StoreAccess):
                         "SET name = excluded.name, props = excluded.props",
                         (rel.target_id, rel.source_id, str(props.get("entity_name") or rel.source_id),
                          json.dumps(props, ensure_ascii=False, default=str)))
-        elif name in ("delete", "delete_llama_nodes"):  # best effort: reads skip chunks the database lost
-            ids = kwargs.get("ids") or kwargs.get("node_ids") or (args[3] if name == "delete" and len(args) > 3
-                                                                  else args[0] if args else None)
-            if isinstance(ids, (list, tuple)) and ids:
+        elif name in _DELETED_IDS:  # best effort: reads skip chunks the database lost
+            ids = deleted_ids(name, args, kwargs)
+            if ids:
                 self._db.execute("DELETE FROM mentions WHERE chunk IN (SELECT value FROM json_each(?))",
                                  (json.dumps(list(ids)),))
                 self._db.execute("DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))",

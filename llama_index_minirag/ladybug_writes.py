@@ -10,10 +10,16 @@ semantics: the last write of a node or relation wins, relations whose ends are n
 nodes are skipped, and each relation with a ``triplet_source_id`` links that chunk to both of
 its ends by ``MENTIONS``. Chunk nodes, structured schemas and deletes go through the stock
 code.
+
+Only the store's public attributes (``connection``, ``has_structured_schema``) and Ladybug's
+public ``Connection.execute`` are used; the table layout written here is that of the exact
+versions pinned in ``pyproject.toml`` (``tests/llama_index_adapter/test_ladybug_writes.py``
+compares it with the stock store's).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -21,6 +27,8 @@ from llama_index.core.graph_stores.types import ChunkNode, EntityNode, LabelledN
 from llama_index.graph_stores.ladybug import LadybugPropertyGraphStore
 
 __all__ = ["BATCH", "BatchedLadybugStore"]
+
+logger = logging.getLogger(__name__)
 
 #: rows per ``UNWIND`` statement
 BATCH = 2000
@@ -49,6 +57,17 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
     def _quote(self, name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
 
+    def _node_tables(self) -> set[str]:
+        """The database's node tables."""
+        return {row[0] for row in self.connection.execute("CALL show_tables() WHERE type = 'NODE' RETURN name")}
+
+    def _flush(self) -> None:
+        """Write the write-ahead log to the database file (as the stock store does after a write)."""
+        try:
+            self.connection.execute("CHECKPOINT;")
+        except Exception as exc:  # noqa: BLE001 - the data is safe in the log; the stock store logs it too
+            logger.debug("Ladybug CHECKPOINT failed: %s", exc)
+
     def upsert_nodes(self, nodes: list[LabelledNode]) -> None:
         if self.has_structured_schema:
             return super().upsert_nodes(nodes)
@@ -58,9 +77,8 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
             super().upsert_nodes(chunks)
         if not entities:
             return
-        tables = set(self.connection._get_node_table_names())
+        tables = self._node_tables()
         by_table: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-        cache = self.__dict__.setdefault("_node_label_cache", {})
         for entity in entities:  # the stock rule: the label's own table if there is one, else Entity
             table = entity.label if entity.label in tables else "Entity"
             props = entity.properties or {}
@@ -68,9 +86,6 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
                    **{key: props.get(key) for key in _ENTITY_PROPS},
                    "ref_doc_id": props.get("ref_doc_id") or props.get("doc_id")}
             by_table.setdefault(table, []).append((entity.name, row))
-            cache[entity.name] = table
-            if entity.id != entity.name:
-                cache[entity.id] = table
         for table, keyed in by_table.items():
             for rows in _batches(_last_wins(keyed)):
                 self.connection.execute(
@@ -81,7 +96,7 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
                     "e.file_type = row.file_type, "
                     "e.triplet_source_id = row.triplet_source_id, e.ref_doc_id = row.ref_doc_id",
                     parameters={"rows": rows})
-        self._checkpoint()
+        self._flush()
 
     def upsert_relations(self, relations: list[Relation]) -> None:
         if self.has_structured_schema:
@@ -100,4 +115,4 @@ class BatchedLadybugStore(LadybugPropertyGraphStore):
                 "UNWIND $rows AS row MATCH (a:Entity {id: row.s}), (b:Entity {id: row.t}), "
                 "(c:Chunk {id: row.tsid}) MERGE (c)-[:MENTIONS]->(a) MERGE (c)-[:MENTIONS]->(b)",
                 parameters={"rows": rows})
-        self._checkpoint()
+        self._flush()

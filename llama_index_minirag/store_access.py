@@ -82,8 +82,15 @@ class StoreAccess:
     def bump(self) -> None:
         """Record that a write went through this process's store object."""
 
+    def before_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Store-specific bookkeeping before a write through a watched store."""
+
     def after_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Store-specific bookkeeping after a write through a watched store (then :meth:`bump`)."""
+        self.bump()
+
+    def after_failed_write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Store-specific bookkeeping after a write that raised (then :meth:`bump`)."""
         self.bump()
 
     def close(self) -> None:

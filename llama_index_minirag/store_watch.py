@@ -5,8 +5,9 @@ which nodes an insert touched (so they read only that neighbourhood).
 ``watch(store, access)`` wraps the object's write methods once (every reader shares the
 wrappers): ``upsert_nodes``, ``upsert_relations``, ``upsert_llama_nodes``, ``delete``,
 ``delete_llama_nodes`` and their async forms - never the read methods, nor ``structured_query``
-(which the stores' own reads call). Each outermost write, once finished, runs the store
-access's ``after_write`` (which bumps the store's version where it keeps one), adds one to
+(which the stores' own reads call). Each outermost write runs the store access's
+``before_write`` first and, once finished, its ``after_write`` (``after_failed_write`` if it
+raised; both bump the store's version where it keeps one), adds one to
 ``write_count(store)`` and a ``Write`` to the journal with the store's version before and
 after it. Writes that bypass the object (another process, ``structured_query``) are not in
 the journal; on stores that keep a version, readers see them as a version the journal does not
@@ -121,12 +122,16 @@ def _check_foreign(store: Any, name: str, args: tuple[Any, ...], kwargs: dict[st
 def _finish(store: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], done: bool,
             before: str | None) -> None:
     access = getattr(store, _ACCESS)
+    after: str | None = None
     try:
         if done:
             access.after_write(name, args, kwargs)
         else:
-            access.bump()
+            access.after_failed_write(name, args, kwargs)
         after = access.version() if access.versioned else None
+    except BaseException:
+        done = False  # the bookkeeping failed (and undid what it could): readers read the store
+        raise
     finally:  # counted once done: a reader that looked mid-write looks again
         write = _describe(name, args, kwargs) if done else Write(False)
         _record(store, Write(write.known, write.nodes, write.chunks, write.relations, before,
@@ -144,6 +149,7 @@ def _counted(store: Any, name: str, method: Callable[..., Any], is_async: bool) 
                     return await method(*args, **kwargs)
                 _check_foreign(store, name, args, kwargs)
                 before = access.version() if access.versioned else None
+                access.before_write(name, args, kwargs)
                 done = False
                 try:
                     result = await method(*args, **kwargs)
@@ -160,6 +166,7 @@ def _counted(store: Any, name: str, method: Callable[..., Any], is_async: bool) 
                 return method(*args, **kwargs)
             _check_foreign(store, name, args, kwargs)
             before = access.version() if access.versioned else None
+            access.before_write(name, args, kwargs)
             done = False
             try:
                 result = method(*args, **kwargs)

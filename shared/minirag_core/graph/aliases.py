@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from minirag_core.graph.heterogeneous import (CHUNK, ENTITY, MENTION, add_entity_record, add_relation_record, complete_item,
+from minirag_core.graph.heterogeneous import (ENTITY, MENTION, add_entity_record, add_relation_record, complete_item,
                     drop_entity_record, drop_relation_record, ensure_chunks)
 from minirag_core.graph.records import holds_aliases, own_type, record_count
 
@@ -229,13 +229,6 @@ def alias_surname(node_id: str, attrs: dict[str, Any]) -> str | None:
     if full_form(node_id) and own_type(attrs) == PERSON:
         return node_id.split()[-1]
     return None
-
-
-def aliases_of(graph: nx.Graph, node_id: str) -> list[str]:
-    """The short-form ids whose records are homed at ``node_id``."""
-    if not graph.has_node(node_id) or graph.nodes[node_id].get("kind") == CHUNK:
-        return []
-    return sorted({r["raw"] for r in complete_item(graph, ENTITY, node_id)["sources"].values() if "raw" in r})
 
 
 def consolidate_for_store(store: object, graph: nx.Graph, entity_ids: Iterable[str],

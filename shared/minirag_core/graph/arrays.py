@@ -4,10 +4,9 @@ mode's array search (``retrieval/topology/array_search.py``) scores, without an 
 ``RelationArrays`` holds every relation edge once per graph version as a CSR adjacency whose
 rows list each entity's strongest neighbours first; a store that offers it
 (``relation_arrays()``) is expanded here directly, any other ``GraphView`` through its
-``entity_subgraph``. Every function gives exactly what its networkx counterpart gives
-(``NetworkXGraphStore.entity_subgraph``, ``seed_selection.select_answer_candidates``,
-``edge_scoring.score_edges`` + ``key_edges``, ``path_scoring.paths_from_seed``); node ids
-are numbered in sorted order, so comparing numbers breaks ties as comparing ids does.
+``entity_subgraph``. The expansion gives exactly what ``NetworkXGraphStore.entity_subgraph``
+gives; node ids are numbered in sorted order, so comparing numbers breaks ties as comparing
+ids does.
 """
 
 from __future__ import annotations

@@ -183,7 +183,3 @@ def remove_chunks(graph: nx.Graph, chunk_ids: Iterable[str]) -> tuple[set[str], 
                 touched_edges.add((min(entity_id, neighbour), max(entity_id, neighbour)))
             graph.remove_node(entity_id)
     return touched_entities, touched_edges
-
-
-def is_entity(graph: nx.Graph, node_id: str) -> bool:
-    return graph.nodes[node_id].get("kind") == ENTITY

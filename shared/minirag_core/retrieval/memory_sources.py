@@ -8,7 +8,7 @@ core index's rule (``index_vectors``), so results match a core index over the sa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Mapping, MutableMapping
 
 import networkx as nx
 import numpy as np
@@ -17,6 +17,7 @@ from minirag_core.embedding.base import Embedder
 from minirag_core.embedding.windows import text_windows
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
 from minirag_core.search.graph_vectors import chunk_vector_text, relation_text, vector_relations
+from minirag_core.search.vectors import relation_has_meaning
 from minirag_core.search.lexical import LexicalChunkIndex
 from minirag_core.scores import ScoreTable, similarities
 from minirag_core.storage.networkx_store import NetworkXGraphStore
@@ -32,30 +33,50 @@ def top_similar(ids: list[Any], matrix: np.ndarray, vector: np.ndarray, k: int) 
     return [(ids[i], float(sims[i])) for i in order]
 
 
-def vector_texts(g: nx.Graph, embedder: Embedder) -> list[str]:
-    """Every text the graph's items are embedded as (entity names, windows of chunk ranking
-    texts, relation texts), in graph order, without duplicates."""
+def item_texts(g: nx.Graph, embedder: Embedder, nodes: Iterable[str],
+               edges: Iterable[tuple[str, str]]) -> list[str]:
+    """The texts the given graph items are embedded as (entity names, windows of chunk ranking
+    texts, texts of the relations that get a vector), in the order given, without duplicates;
+    items not in ``g`` are skipped."""
     texts = []
-    for node, attrs in g.nodes(data=True):
+    for node in nodes:
+        attrs = g.nodes[node] if node in g else {}
         if attrs.get("kind") == ENTITY:
             texts.append(attrs["name"])
         elif attrs.get("kind") == CHUNK:
             texts.extend(text_windows(embedder, chunk_vector_text(g, node)))
-    for u, v, attrs in g.edges(data=True):
-        if attrs.get("kind") == RELATION:
+    for u, v in edges:
+        attrs = g.edges[u, v] if g.has_edge(u, v) else {}
+        if attrs.get("kind") == RELATION and relation_has_meaning(attrs["keywords"]):
             texts.append(relation_text(g, min(u, v), max(u, v)))
     return list(dict.fromkeys(texts))
 
 
-def embed_graph(g: nx.Graph, embedder: Embedder, cache: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Vectors of every text of the graph, embedding only those not in ``cache`` (text -> vector,
-    same model); ``cache`` is updated and keeps only this graph's texts."""
-    texts = vector_texts(g, embedder)
+def vector_texts(g: nx.Graph, embedder: Embedder) -> list[str]:
+    """Every text the graph's items are embedded as (see :func:`item_texts`), in graph order."""
+    return item_texts(g, embedder, g.nodes, g.edges)
+
+
+def embed_missing(texts: list[str], embedder: Embedder, cache: MutableMapping[str, np.ndarray],
+                  known: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Vectors of ``texts``: from ``cache``, else from ``known`` (vectors of the same model
+    computed elsewhere), else embedded now; ``cache`` gains those it lacked."""
     vectors = {t: v for t, v in ((t, cache.get(t)) for t in texts) if v is not None}
+    for text in [t for t in texts if t not in vectors and known is not None and t in known]:
+        vectors[text] = cache[text] = known[text]
     missing = [t for t in texts if t not in vectors]
     if missing:
         for text, vector in zip(missing, embedder.embed(missing)):
             vectors[text] = cache[text] = np.asarray(vector, dtype=np.float32)
+    return vectors
+
+
+def embed_graph(g: nx.Graph, embedder: Embedder, cache: MutableMapping[str, np.ndarray],
+                known: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Vectors of every text of the graph, embedding only those neither in ``cache`` (text ->
+    vector, same model) nor in ``known`` (see :func:`embed_missing`); ``cache`` is updated and
+    keeps only this graph's texts."""
+    vectors = embed_missing(vector_texts(g, embedder), embedder, cache, known)
     for text in [t for t in list(cache) if t not in vectors]:
         cache.pop(text, None)
     return vectors
