@@ -39,14 +39,6 @@ def _reach(n_nodes: int, left: np.ndarray, right: np.ndarray, anchor_rows: list[
     return reach.astype(bool)
 
 
-def anchor_reach(graph: nx.Graph, anchors: Iterable[str], hops: int) -> tuple[list[str], np.ndarray]:
-    """Which anchors reach each node within ``hops`` edges: (nodes, boolean matrix nodes x anchors)."""
-    nodes, _, left, right = _edge_arrays(graph)
-    position = {node: i for i, node in enumerate(nodes)}
-    rows = [position[a] for a in dict.fromkeys(anchors) if a in position]
-    return nodes, _reach(len(nodes), left, right, rows, hops)
-
-
 def score_edges(graph: nx.Graph, seeds: Iterable[str], answer_candidates: Iterable[str],
                 hops: int) -> dict[tuple[str, str], int]:
     """Eq. 2 for every edge of ``graph``: distinct seed/answer nodes within ``hops`` of the edge."""
