@@ -9,12 +9,14 @@ import os
 #: caps the default worker count (``1``: every insert in this process); an explicit ``workers=N`` is taken as given
 MAX_WORKERS_ENV = "MINIRAG_MAX_WORKERS"
 #: memory a worker process needs beside the writer: Python, torch, spaCy and the embedding model
-#: (1.0-1.2 GB resident per worker in a build of 1 M characters; rounded up)
+#: (a worker peaked at 0.8 GB resident building 8 Markdown pages, 146 k characters; with room to spare)
 WORKER_MEMORY_BYTES = 3 << 29
 #: an insert of fewer characters than this stays in this process: starting a pool (spawning
 #: processes that import torch and load the models) costs more than the workers save on it.
-#: Measured by ``benchmarks/scale/bench_pool_start.py``: see ``docs/scale_out.md``.
-MIN_POOL_CHARS = 200_000
+#: Measured on 2 cores, passages inserted with one worker and through a new two-worker pool:
+#: 44 k characters 52 s against 59 s, 113 k 127 s against 103 s; the lines through them cross
+#: at about 60 k (the pool's start-up: ~26 s there), rounded up (``docs/scale_out.md``).
+MIN_POOL_CHARS = 75_000
 
 
 def available_cores() -> int:
