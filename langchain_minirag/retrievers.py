@@ -147,7 +147,7 @@ class MiniRAGRetriever(BaseRetriever):
     def from_documents(cls, documents: Iterable[Document], llm: BaseChatModel | LLMBackend | None = None,
                        embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                        ids: Sequence[str] | None = None, *, index_kwargs: dict[str, Any] | None = None,
-                       workers: int = 1, **kwargs: Any) -> "MiniRAGRetriever":
+                       workers: int | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Index LangChain documents and return a retriever over them.
 
         ``llm`` (any chat model, or a core ``LLMBackend``) drives extraction and query
@@ -156,7 +156,8 @@ class MiniRAGRetriever(BaseRetriever):
         adding the same documents again is a no-op). ``index_kwargs`` go to ``MiniRAGIndex``
         (``chroma_url``, ``settings``, ``extractor``, ...); other ``kwargs`` are retriever
         fields (``k``, ``mode``, ``token_budget``, ``tags``, ...). ``workers=N`` extracts and
-        embeds in N processes (models that pickle: the embedded default does).
+        embeds in N processes (models that pickle: the embedded default does); the default, None,
+        is one per core for a corpus large enough to pay for starting them (``MiniRAGIndex``).
         """
         documents = list(documents)
         if not documents:
@@ -183,7 +184,7 @@ class MiniRAGRetriever(BaseRetriever):
     def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
                    ids: Sequence[str] | None = None, llm: BaseChatModel | LLMBackend | None = None,
                    embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
-                   *, index_kwargs: dict[str, Any] | None = None, workers: int = 1,
+                   *, index_kwargs: dict[str, Any] | None = None, workers: int | None = None,
                    **kwargs: Any) -> "MiniRAGRetriever":
         """Like :meth:`from_documents`, from plain texts and optional metadata dicts."""
         texts = list(texts)

@@ -3,6 +3,7 @@
     PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py                 # all shapes
     PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py --shapes docs --limit 10
     PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py --shapes docs --workers 1,2
+    PYTHONPATH=shared:. .venv/bin/python benchmarks/scale/bench_ingest.py --conditions pinned,default
 
 Per shape, the same documents go through (a) ``MiniRAGIndex.insert`` (offline extraction, graph,
 entity / relation / chunk vectors, saves) and (b) a dense-only index: the same chunks, embedded as
@@ -13,6 +14,10 @@ so machine load hits both alike; the figures are kchar/s of each and the ratio o
 (min and median over ``--repeat``), and the profile of (a)'s last run: exclusive seconds per phase
 (``ingest_profile.py``). Shapes: chat (LiHuaWorld sessions), passages (HotpotQA-100), docs (the
 Markdown pages of ``pydantic_docs/corpus``, read as ``minirag index`` reads a folder).
+Conditions: ``pinned`` (the default): torch on ``--threads`` threads, the ``--workers`` given;
+``default``: both systems as a user runs them, torch at its default threads and ``MiniRAGIndex``
+at its default workers (one per core; the pool's start-up counts in (a)'s time). With both,
+a table at the end sets each shape's figures under the two conditions beside each other.
 Model loads (torch, spaCy) happen once before the first timed run. After each (a) build, the
 first light-mode query is timed on its own: it embeds the relation vectors that only light mode
 searches (``indexing/relation_vectors.py``), the part of a build deferred until it is needed.
@@ -112,18 +117,20 @@ def build_dense(docs: list[Any], workdir: Path) -> dict[str, Any]:
     return {"seconds": seconds, "chunks": chunks, "profile": timer.rows(seconds)}
 
 
-def build_minirag(docs: list[Any], workdir: Path, workers: int = 1) -> dict[str, Any]:
-    """(a): ``MiniRAGIndex.insert`` of the documents into a fresh workdir."""
+def build_minirag(docs: list[Any], workdir: Path, workers: int | None = 1) -> dict[str, Any]:
+    """(a): ``MiniRAGIndex.insert`` of the documents into a fresh workdir (``workers`` None: the
+    index's default), then ``close`` (its workers stop)."""
     from minirag_core.indexing.index import MiniRAGIndex
 
     embedder = new_embedder()
     timer = PhaseTimer()
     start = time.perf_counter()
     with timer.phase("open index"):
-        kwargs = {"workers": workers} if workers != 1 else {}
-        index = MiniRAGIndex(workdir, embedder=embedder, **kwargs)
+        index = MiniRAGIndex(workdir, embedder=embedder, workers=workers)
     with timer.installed(embedder, index.vectors.store), timer.phase("insert (rest: batching, waiting on extraction)"):
         index.insert(docs)
+    with timer.phase("close (workers stop)"):
+        index.close()
     seconds = time.perf_counter() - start
     stats = index.stats()
     state = index_state(index)
@@ -131,7 +138,7 @@ def build_minirag(docs: list[Any], workdir: Path, workers: int = 1) -> dict[str,
     index.query("How are the first two things this corpus names related?", mode="light")
     light = time.perf_counter() - light
     return {"seconds": seconds, "chunks": stats["chunks"], "stats": stats, "profile": timer.rows(seconds),
-            "state": state, "first_light_query": light}
+            "state": state, "first_light_query": light, "workers": index.workers.count}
 
 
 def index_state(index: Any) -> tuple[str, dict[str, np.ndarray]]:
@@ -166,9 +173,9 @@ def _summary(times: list[float]) -> str:
     return f"min {min(times):.1f} s, median {statistics.median(times):.1f} s"
 
 
-def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> dict[str, Any]:
+def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int | None]) -> dict[str, Any]:
     chars = sum(len(d.text) for d in docs)
-    runs: dict[str, list[dict[str, Any]]] = {"dense": [], **{f"minirag-w{w}": [] for w in workers}}
+    runs: dict[str, list[dict[str, Any]]] = {"dense": [], **{f"minirag-w{w or 'default'}": [] for w in workers}}
     systems = list(runs)
     for rep in range(repeat):
         order = systems if rep % 2 == 0 else systems[::-1]
@@ -177,7 +184,8 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> d
                 if system == "dense":
                     found = build_dense(docs, Path(tmp))
                 else:
-                    found = build_minirag(docs, Path(tmp) / "index", int(system.split("-w")[1]))
+                    count = system.split("-w")[1]
+                    found = build_minirag(docs, Path(tmp) / "index", None if count == "default" else int(count))
             runs[system].append(found)
             print(f"  [{shape} run {rep + 1}] {system}: {found['seconds']:.1f} s, {found['chunks']} chunks, "
                   f"{chars / found['seconds'] / 1e3:.2f} kchar/s", flush=True)
@@ -200,12 +208,12 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> d
               f"{statistics.median(light):.1f} s; (a) with it / (b): median "
               f"{statistics.median([(m + q) / d for m, q, d in zip(mini, light, dense)]):.2f}")
     if len(workers) > 1:
-        base = [r["seconds"] for r in runs[f"minirag-w{workers[0]}"]]
-        for w in workers[1:]:
-            ratios = [b / m for b, m in zip(base, out[f"minirag-w{w}"]["seconds"])]
-            print(f"  workers={w} vs workers={workers[0]}: speed-up min {min(ratios):.2f}, "
+        base = [r["seconds"] for r in runs[systems[1]]]
+        for system in systems[2:]:
+            ratios = [b / m for b, m in zip(base, out[system]["seconds"])]
+            print(f"  {system} vs {systems[1]}: speed-up min {min(ratios):.2f}, "
                   f"median {statistics.median(ratios):.2f}; index: "
-                  + compare_states(runs[f"minirag-w{workers[0]}"][-1]["state"], runs[f"minirag-w{w}"][-1]["state"]))
+                  + compare_states(runs[systems[1]][-1]["state"], runs[system][-1]["state"]))
     last_a = runs[systems[1]][-1]
     print(f"  profile of (a) {systems[1]} (last run, {last_a['seconds']:.1f} s; exclusive seconds)"
           f" beside (b) ({runs['dense'][-1]['seconds']:.1f} s):")
@@ -214,8 +222,24 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int]) -> d
         if seconds >= 0.05:
             beside = f"   (b) {dense_profile[name]:6.1f}" if name in dense_profile else ""
             print(f"    {name:<34} {seconds:7.1f} s  {100 * seconds / last_a['seconds']:5.1f} %{beside}")
-    print(f"  graph: {last_a['stats']}", flush=True)
+    print(f"  graph: {last_a['stats']}; workers {last_a['workers']}", flush=True)
     return out
+
+
+def print_conditions(results: dict[str, list[dict[str, Any]]]) -> None:
+    """Each shape's kchar/s and a/b ratio (medians) under each condition, beside each other."""
+    conditions = list(results)
+    print("\nshape     " + "".join(f"| {c:<48}" for c in conditions))
+    for i, shape_result in enumerate(results[conditions[0]]):
+        cells = []
+        for condition in conditions:
+            found = results[condition][i]
+            chars, dense = found["chars"], statistics.median(found["dense_seconds"])
+            for system in [k for k in found if k.startswith("minirag-")]:
+                mini = statistics.median(found[system]["seconds"])
+                cells.append(f"| {system[8:]}: b {chars / dense / 1e3:5.1f}, a {chars / mini / 1e3:5.1f} kchar/s, "
+                             f"a/b {statistics.median(found[system]['ratios']):.2f} ")
+        print(f"{shape_result['shape']:<10}" + "".join(f"{c:<50}" for c in cells))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -226,20 +250,33 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--repeat", type=int, default=1, help="runs of each system, interleaved")
     p.add_argument("--workers", default="1", help="MiniRAG index workers to compare, e.g. 1,2")
     p.add_argument("--threads", type=int, default=1, help="torch threads for both systems (0: torch's default)")
+    p.add_argument("--conditions", default="pinned",
+                   help="comma-separated: pinned (--threads, --workers), default (torch's threads, the index's workers)")
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args(argv)
-    configure_threads(args.threads)
+    import torch
+
     from benchmarks.quality import devsets
 
+    default_threads = torch.get_num_threads()
     root = args.data_root or devsets.DATA_ROOT
-    workers = [int(w) for w in args.workers.split(",")]
+    pinned_workers: list[int | None] = [None if w == "default" else int(w) for w in args.workers.split(",")]
+    conditions = {"pinned": (args.threads, pinned_workers), "default": (default_threads, [None])}
     warm_up()
     info = machine_info()
     print(f"machine: {info.get('cpu', '')} load {info.get('load_average', '')}")
-    results = []
-    for shape in args.shapes.split(","):
-        docs = load_shape(shape, root)[: args.limit] if args.limit else load_shape(shape, root)
-        results.append(run_shape(shape, docs, args.repeat, workers))
+    by_condition: dict[str, list[dict[str, Any]]] = {}
+    for condition in args.conditions.split(","):
+        threads, workers = conditions[condition]
+        configure_threads(threads or default_threads)
+        print(f"\n== {condition}: torch threads {torch.get_num_threads()}, workers {workers} ==", flush=True)
+        by_condition[condition] = []
+        for shape in args.shapes.split(","):
+            docs = load_shape(shape, root)[: args.limit] if args.limit else load_shape(shape, root)
+            by_condition[condition].append(run_shape(shape, docs, args.repeat, workers))
+    if len(by_condition) > 1:
+        print_conditions(by_condition)
+    results = [dict(r, condition=c) for c, found in by_condition.items() for r in found]
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"results": results, "machine": info}, indent=1, default=str))

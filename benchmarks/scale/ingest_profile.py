@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 #: (module or class path, attribute, phase); a phase ending in ":" takes the collection argument
 TARGETS: list[tuple[str, str, str]] = [
     ("minirag_core.indexing.batching", "iter_chunks", "chunking"),
-    ("minirag_core.indexing.index.MiniRAGIndex", "_extract", "extraction: rules and reading"),
+    ("minirag_core.indexing.workers.IndexWorkers", "extract_here", "extraction: rules and reading"),
     ("minirag_core.extraction.offline_extractor", "parse", "extraction: spaCy parse"),
     ("minirag_core.extraction.entity_typing.EntityTyper", "type_of", "extraction: zero-shot typing"),
     ("minirag_core.llm.cache.LLMCallCache", "put", "saves: extraction cache"),

@@ -433,3 +433,26 @@ async def test_lcel_chain_async(retriever: MiniRAGRetriever) -> None:
     chain = {"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm | StrOutputParser()
     assert await chain.ainvoke(LUNCH_Q) == "ok"
     assert "Time: 20260108_11:00" in llm.prompts[0] and "cozy café downtown" in llm.prompts[0]
+
+
+def test_from_documents_and_from_texts_leave_workers_to_the_index_default(monkeypatch) -> None:
+    """Without ``workers`` the core index picks one per core; ``workers=N`` reaches it as given."""
+    from langchain_minirag import retrievers
+
+    seen: list[object] = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_index(persist_directory, **kwargs):
+        seen.append(kwargs["workers"])
+        raise Stop
+
+    monkeypatch.setattr(retrievers, "MiniRAGIndex", fake_index)
+    for build in (lambda **kw: retrievers.MiniRAGRetriever.from_documents([Document(page_content="Some text.")], **kw),
+                  lambda **kw: retrievers.MiniRAGRetriever.from_texts(["Some text."], **kw)):
+        with pytest.raises(Stop):
+            build()
+        with pytest.raises(Stop):
+            build(workers=3)
+    assert seen == [None, 3, None, 3]

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from minirag_core.graph import heterogeneous as graph_ops
 from minirag_core.graph.aliases import consolidate_for_store as consolidate_aliases
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
-from minirag_core.indexing.cached_extraction import extract_cached
 from minirag_core.indexing.default_models import default_models
 from minirag_core.indexing.batching import INSERT_BATCH_CHUNKS, Entry, batch_chunks, iter_batches
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
@@ -24,7 +23,7 @@ from minirag_core.indexing.heap import release_freed_memory
 from minirag_core.indexing.manifest import IndexSettingsMismatch, check_manifest, manifest
 from minirag_core.indexing.progress import InsertProgress
 from minirag_core.indexing.relation_vectors import MARKER_FILE, RelationVectorPolicy, embed_relation_vectors
-from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, prepared_batches
+from minirag_core.indexing.workers import IndexWorkers, PrecomputedEmbedder, Prepared
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
@@ -37,7 +36,7 @@ from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.storage.base import Change, GraphStore, VectorStore
 from minirag_core.storage.graph_stores import open_graph_store
 from minirag_core.storage.token_cache import TokenCache
-from minirag_core.types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
+from minirag_core.types import Document, ExtractionResult, QueryMapping, RetrievalResult
 from minirag_core.indexing.workdir_lock import WorkdirLock
 from minirag_core.search.vectors import CHUNKS, VectorIndex
 
@@ -60,7 +59,8 @@ class MiniRAGIndex:
     memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
     workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
-    this process writes, with the same result (``indexing/workers.py``). Relation vectors,
+    this process writes, with the same result (``indexing/workers.py``); by default one per core,
+    but not for an insert too small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors,
     which only light mode searches, are embedded on the first light-mode query and kept current
     from then on; ``index_relations=True`` embeds them from the first write, ``False`` never
     (``indexing/relation_vectors.py``)."""
@@ -72,7 +72,7 @@ class MiniRAGIndex:
                  graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool | None = None, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-                 show_progress: bool = False, lock_timeout: float | None = None, workers: int = 1,
+                 show_progress: bool = False, lock_timeout: float | None = None, workers: int | None = None,
                  worker_backend: str = "process") -> None:
         self.workdir = Path(workdir) if workdir is not None else None
         if self.workdir is not None:
@@ -87,12 +87,12 @@ class MiniRAGIndex:
         self.settings = settings or RetrievalSettings()
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
-        self.workers, self.worker_backend = workers, worker_backend
         check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
                                                            extractor, query_mapper)
+        self.workers = IndexWorkers(workers, worker_backend, self.extractor, embedder, self.extraction_cache)
         if vector_store is None:
             from minirag_core.storage.chroma_store import open_vector_store
 
@@ -173,6 +173,17 @@ class MiniRAGIndex:
         finally:
             self._process_lock.release()
 
+    def close(self) -> None:
+        """Shut the worker processes down and close cache files (a later insert reopens them)."""
+        self.workers.close()
+        self.llm_cache.close(), self.extraction_cache.close()
+
+    def __enter__(self) -> "MiniRAGIndex":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
         return self.workdir / name if self.workdir is not None else None
@@ -227,17 +238,13 @@ class MiniRAGIndex:
                                   else show_progress)
         batches = iter_batches(pending, self.embedder, chunk_tokens=self.chunk_tokens, chunk_overlap=self.chunk_overlap,
                                batch_chunks=INSERT_BATCH_CHUNKS)
-        with prepared_batches(batches, batch_chunks, self._extract, extractor=self.extractor, embedder=self.embedder,
-                              cache=self.extraction_cache, workers=self.workers, backend=self.worker_backend,
-                              index_relations=self.index_relations) as prepared:
+        with closing(self.workers.prepared(batches, batch_chunks, sum(len(d.text) for d, _ in pending),
+                                            self.index_relations)) as prepared:
             for batch, ready in prepared:
                 self._insert_batch(batch, ready, report)
                 progress.update(batch)
         progress.close()
         return report
-
-    def _extract(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
-        return extract_cached(self.extractor, self.extraction_cache, chunks)
 
     def _insert_batch(self, batch: list[Entry], prepared: Prepared, report: InsertReport) -> None:
         """Add and save an extracted batch: whole documents and pieces of long ones (``complete``

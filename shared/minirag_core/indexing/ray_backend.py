@@ -5,7 +5,7 @@ cluster: see ``docs/scale_out.md``). Needs the ``ray`` extra."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from minirag_core.indexing.worker_tasks import Prepared, init_worker, prepare_in_worker
 from minirag_core.types import Chunk
@@ -22,17 +22,31 @@ def _ray() -> Any:
     return ray
 
 
-def _prepare_task(key: str, state_ref: list[Any], chunks: list[Chunk]) -> Prepared:
+def _prepare_task(key: str, state_ref: list[Any], chunks: list[Chunk], index_relations: bool) -> Prepared:
     """A task: this worker keeps the extractor and embedder of ``state_ref`` (fetched once per
-    worker process, by the object's id), then prepares ``chunks``."""
+    worker process and pool, by the object's id), then prepares ``chunks``."""
     init_worker(key, _ray().get(state_ref[0]), TASK_CPUS)
-    return prepare_in_worker(key, chunks)
+    return prepare_in_worker(key, chunks, index_relations)
+
+
+class _Task:
+    """A submitted task, as a future: ``result`` waits for it, ``cancel`` drops it."""
+
+    def __init__(self, ray: Any, ref: Any) -> None:
+        self._ray, self._ref = ray, ref
+
+    def result(self) -> Prepared:
+        return self._ray.get(self._ref)
+
+    def cancel(self) -> None:
+        self._ray.cancel(self._ref)
 
 
 class RayPool:
-    """Batches as Ray tasks; the extractor and embedder go to the object store once."""
+    """Batches as Ray tasks; the extractor and embedder go to the object store once per pool,
+    which an index keeps for its life."""
 
-    def __init__(self, state: tuple[Any, Any, bool]) -> None:
+    def __init__(self, state: tuple[Any, Any]) -> None:
         ray = _ray()
         if not ray.is_initialized():
             ray.init(log_to_driver=False)
@@ -41,9 +55,8 @@ class RayPool:
         self._key, self._state = f"ray-{ref.hex()}", [ref]  # in a list: handed on, not resolved, per task
         self._task = ray.remote(num_cpus=TASK_CPUS, max_retries=2)(_prepare_task)
 
-    def submit(self, chunks: list[Chunk]) -> Callable[[], Prepared]:
-        ref = self._task.remote(self._key, self._state, chunks)
-        return lambda: self._ray.get(ref)
+    def submit(self, chunks: list[Chunk], index_relations: bool) -> _Task:
+        return _Task(self._ray, self._task.remote(self._key, self._state, chunks, index_relations))
 
     def close(self) -> None:
-        pass
+        self._state.clear()  # the object store may free the models

@@ -5,6 +5,7 @@ for (``prepare``), with the extractor and embedder the worker was started with (
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -24,10 +25,13 @@ from minirag_core.types import Chunk, ExtractionResult
 
 @dataclass
 class Prepared:
-    """A batch's extraction results (None: the chunk failed) and vectors by text."""
+    """A batch's extraction results (None: the chunk failed) and vectors by text, with the
+    process that made them and how many extractor / embedder pairs it held (0: the writer)."""
 
     extractions: list[ExtractionResult | None]
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    pid: int = field(default_factory=os.getpid)
+    models_held: int = 0
 
 
 def expected_texts(embedder: Embedder, chunks: Sequence[Chunk], extractions: Sequence[ExtractionResult | None],
@@ -58,27 +62,30 @@ def prepare(extractor: Extractor, embedder: Embedder, chunks: list[Chunk], index
 
 
 # -- worker processes -------------------------------------------------------------------------
-#: this worker process's extractor, embedder and index_relations, set once by ``init_worker``
-_STATE: dict[str, tuple[Extractor, Embedder, bool]] = {}
+#: this worker process's extractor and embedder, by the key of the pool that sent them: one pair
+#: (``init_worker`` drops an earlier pool's)
+_STATE: dict[str, tuple[Extractor, Embedder]] = {}
 
 
-def worker_state(extractor: Extractor, embedder: Embedder, index_relations: bool) -> tuple[Extractor, Embedder, bool]:
+def worker_state(extractor: Extractor, embedder: Embedder) -> tuple[Extractor, Embedder]:
     """What a worker is started with, checked to travel to another process (the pool and Ray
     serialise it themselves; one tuple, so an embedder the extractor shares stays one object)."""
     try:
         from multiprocessing.reduction import ForkingPickler  # what the pool will send it with
 
-        ForkingPickler.dumps((extractor, embedder, index_relations))
+        ForkingPickler.dumps((extractor, embedder))
     except Exception as exc:  # noqa: BLE001 - pickle raises several types
         raise ValueError(f"workers > 1 needs an extractor and embedder that pickle ({exc}); "
                          "use workers=1 with this one") from exc
-    return extractor, embedder, index_relations
+    return extractor, embedder
 
 
-def init_worker(key: str, state: tuple[Extractor, Embedder, bool], threads: int) -> None:
-    """Keep ``state`` for this process's batches, with torch on ``threads`` threads."""
+def init_worker(key: str, state: tuple[Extractor, Embedder], threads: int) -> None:
+    """Keep ``state`` for this process's batches (in place of any other pool's), with torch on
+    ``threads`` threads."""
     if key in _STATE:
         return
+    _STATE.clear()
     try:
         import torch
 
@@ -88,7 +95,9 @@ def init_worker(key: str, state: tuple[Extractor, Embedder, bool], threads: int)
     _STATE[key] = state
 
 
-def prepare_in_worker(key: str, chunks: list[Chunk]) -> Prepared:
+def prepare_in_worker(key: str, chunks: list[Chunk], index_relations: bool) -> Prepared:
     """``prepare`` with the extractor and embedder this process was started with."""
-    extractor, embedder, index_relations = _STATE[key]
-    return prepare(extractor, embedder, chunks, index_relations)
+    extractor, embedder = _STATE[key]
+    prepared = prepare(extractor, embedder, chunks, index_relations)
+    prepared.models_held = len(_STATE)
+    return prepared

@@ -1,6 +1,8 @@
-"""Extraction and embedding off the writer: ``MiniRAGIndex(workers=N)``.
+"""Extraction and embedding off the writer: ``MiniRAGIndex(workers=N)``, by default one worker
+per core (``worker_count.py``).
 
-The insert loop forms the same batches as with one worker; each batch's uncached chunks go to a
+An index starts its pool at the first insert large enough to pay for it and keeps it, one model
+per worker, until ``MiniRAGIndex.close()`` (or the index is collected). The insert loop forms the same batches as with one worker; each batch's uncached chunks go to a
 worker (a spawned process, or a Ray task with ``worker_backend="ray"``: ``ray_backend.py``; what
 the worker runs is ``worker_tasks.py``), which extracts them and embeds what the writer will most likely embed for them: the chunks'
 windows, their entities' names and their relations' texts, as a graph of the batch alone would
@@ -14,13 +16,15 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from contextlib import contextmanager
+import weakref
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
 
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor
+from minirag_core.indexing import worker_count
+from minirag_core.indexing.cached_extraction import cached_results, extract_cached, store_results
 from minirag_core.indexing.worker_tasks import Prepared, init_worker, prepare_in_worker, worker_state
 from minirag_core.types import Chunk, ExtractionResult
 
@@ -55,8 +59,19 @@ class PrecomputedEmbedder:
         return getattr(self.inner, name)
 
 
+BACKENDS = ("process", "ray")
+
+
+class Pending(Protocol):
+    """A batch under way in a worker."""
+
+    def result(self) -> Prepared: ...
+
+    def cancel(self) -> Any: ...
+
+
 class Pool(Protocol):
-    def submit(self, chunks: list[Chunk]) -> Callable[[], Prepared]: ...
+    def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending: ...
 
     def close(self) -> None: ...
 
@@ -66,16 +81,16 @@ class ProcessPool:
 
     KEY = "process"
 
-    def __init__(self, state: tuple[Extractor, Embedder, bool], workers: int) -> None:
+    def __init__(self, state: tuple[Extractor, Embedder], workers: int) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        threads = max(1, (os.cpu_count() or 1) // workers)
+        threads = max(1, worker_count.available_cores() // workers)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=init_worker, initargs=(self.KEY, state, threads))
 
-    def submit(self, chunks: list[Chunk]) -> Callable[[], Prepared]:
-        return self._pool.submit(prepare_in_worker, self.KEY, chunks).result
+    def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending:
+        return self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -84,55 +99,89 @@ class ProcessPool:
 def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
               cached: Callable[[list[Chunk]], list[ExtractionResult | None]],
               store: Callable[[list[Chunk], list[ExtractionResult | None]], None],
-              pool: Pool, depth: int) -> Iterator[tuple[B, Prepared]]:
+              submit: Callable[[list[Chunk]], Pending], depth: int) -> Iterator[tuple[B, Prepared]]:
     """Each batch with its results, in order, up to ``depth`` batches under way ahead of the
     writer. ``cached`` gives each chunk's cached result (None: not cached); chunks without one go
-    to the pool, and ``store`` caches what comes back."""
-    queue: deque[tuple[B, list[Chunk], list[ExtractionResult | None], list[int], Callable[[], Prepared] | None]]
-    queue = deque()
+    to ``submit``, and ``store`` caches what comes back. Batches still under way when the writer
+    stops (an error) are cancelled."""
+    queue: deque[tuple[B, list[Chunk], list[ExtractionResult | None], list[int], Pending | None]] = deque()
 
     def finish() -> tuple[B, Prepared]:
-        batch, chunks, found, missing, result = queue.popleft()
-        prepared = result() if result is not None else Prepared([])
+        batch, chunks, found, missing, pending = queue.popleft()
+        prepared = pending.result() if pending is not None else Prepared([])
         for i, extraction in zip(missing, prepared.extractions):
             found[i] = extraction
         store([chunks[i] for i in missing], prepared.extractions)
-        return batch, Prepared(found, prepared.vectors)
+        return batch, Prepared(found, prepared.vectors, prepared.pid, prepared.models_held)
 
-    for batch in batches:
-        chunks = chunks_of(batch)
-        found = cached(chunks)
-        missing = [i for i, e in enumerate(found) if e is None]
-        queue.append((batch, chunks, found, missing, pool.submit([chunks[i] for i in missing]) if missing else None))
-        if len(queue) > depth:
-            yield finish()
-    while queue:
-        yield finish()
-
-
-@contextmanager
-def prepared_batches(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
-                     extract: Callable[[list[Chunk]], list[ExtractionResult | None]], *, extractor: Extractor,
-                     embedder: Embedder, cache: Any, workers: int, backend: str,
-                     index_relations: bool) -> Iterator[Iterator[tuple[B, Prepared]]]:
-    """The batches with their results: extracted here by ``extract`` (one worker, the process
-    backend), else in a pool of ``workers`` processes or Ray tasks, read through ``cache``."""
-    if backend not in ("process", "ray"):
-        raise ValueError(f"worker_backend {backend!r}: choose 'process' or 'ray'")
-    if workers <= 1 and backend == "process":
-        yield ((batch, Prepared(extract(chunks_of(batch)))) for batch in batches)
-        return
-    from minirag_core.indexing.cached_extraction import cached_results, store_results
-
-    state = worker_state(extractor, embedder, index_relations)
-    if backend == "ray":
-        from minirag_core.indexing.ray_backend import RayPool
-
-        pool: Pool = RayPool(state)
-    else:
-        pool = ProcessPool(state, workers)
     try:
-        yield pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
-                        lambda chunks, found: store_results(extractor, cache, chunks, found), pool, max(1, workers))
+        for batch in batches:
+            chunks = chunks_of(batch)
+            found = cached(chunks)
+            missing = [i for i, e in enumerate(found) if e is None]
+            queue.append((batch, chunks, found, missing, submit([chunks[i] for i in missing]) if missing else None))
+            if len(queue) > depth:
+                yield finish()
+        while queue:
+            yield finish()
     finally:
-        pool.close()
+        for *_, pending in queue:
+            if pending is not None:
+                pending.cancel()
+
+
+class IndexWorkers:
+    """An index's workers: ``count`` of them on ``backend``, the pool started by the first insert
+    that is worth it and kept for the index's life (``close``)."""
+
+    def __init__(self, workers: int | None, backend: str, extractor: Extractor, embedder: Embedder,
+                 cache: Any) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"worker_backend {backend!r}: choose 'process' or 'ray'")
+        self.count, self.backend = worker_count.resolve_workers(workers), backend
+        self.extractor, self.embedder, self.cache = extractor, embedder, cache
+        self._pool: Pool | None = None
+        self._closer: weakref.finalize | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._pool is not None
+
+    def _pool_for(self, chars: int) -> Pool | None:
+        """The running pool, or one started now: with the process backend, not for one worker
+        nor for an insert of fewer than ``MIN_POOL_CHARS`` characters (it stays in this process)."""
+        if self._pool is None:
+            if self.backend == "process" and (self.count <= 1 or chars < worker_count.MIN_POOL_CHARS):
+                return None
+            state = worker_state(self.extractor, self.embedder)
+            if self.backend == "ray":
+                from minirag_core.indexing.ray_backend import RayPool
+
+                pool: Pool = RayPool(state)
+            else:
+                pool = ProcessPool(state, self.count)
+            self._pool, self._closer = pool, weakref.finalize(self, pool.close)
+        return self._pool
+
+    def extract_here(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
+        """``chunks`` extracted in this process, through the extraction cache."""
+        return extract_cached(self.extractor, self.cache, chunks)
+
+    def prepared(self, batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]], chars: int,
+                 index_relations: bool) -> Iterator[tuple[B, Prepared]]:
+        """The batches of an insert of ``chars`` characters with their results, extracted here
+        or in the pool, read through the extraction cache."""
+        pool = self._pool_for(chars)
+        if pool is None:
+            return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
+
+        extractor, cache = self.extractor, self.cache
+        return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
+                         lambda chunks, found: store_results(extractor, cache, chunks, found),
+                         lambda chunks: pool.submit(chunks, index_relations), max(1, self.count))
+
+    def close(self) -> None:
+        """Shut the pool down (a later insert starts another)."""
+        if self._closer is not None:
+            self._closer()
+        self._pool = self._closer = None

@@ -91,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="document ids are file paths relative to this folder "
                                   "(default: the folder holding every PATH, so ids keep the folder name)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--workers", type=_positive_int, default=1,
-                   help="processes that extract and embed while this one writes (default: 1)")
+    p.add_argument("--workers", type=_positive_int, default=None,
+                   help="processes that extract and embed while this one writes (default: one per core, "
+                        "at most $MINIRAG_MAX_WORKERS; a small insert stays in this process)")
     p.add_argument("--worker-backend", choices=("process", "ray"), default="process",
                    help="where the workers run (default: process); ray: tasks on the Ray cluster at "
                         "$RAY_ADDRESS (needs the ray extra)")

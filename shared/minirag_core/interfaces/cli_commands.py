@@ -61,6 +61,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         report = index.insert(documents)
     except store_errors() as exc:
         raise as_cli_error(exc) from exc
+    finally:
+        index.close()  # the worker processes
     stats = index.stats()
     for path, reason in skipped.items():
         print(f"skipped {path}: {reason}", file=sys.stderr)

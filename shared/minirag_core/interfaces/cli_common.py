@@ -65,7 +65,7 @@ def open_index(args: argparse.Namespace, *, llm: Any = None, require_documents: 
                              graph_backend=getattr(args, "graph_backend", None),
                              show_progress=not getattr(args, "quiet", False),
                              lock_timeout=getattr(args, "lock_timeout", None),
-                             workers=getattr(args, "workers", 1),
+                             workers=getattr(args, "workers", None),
                              worker_backend=getattr(args, "worker_backend", "process"))
     except store_errors() as exc:
         raise as_cli_error(exc) from exc

@@ -121,7 +121,8 @@ def test_delete_removes_the_document(tmp_path, capsys):
 
 
 def test_index_workers_reach_the_index(monkeypatch, tmp_path) -> None:
-    """``minirag index --workers N`` opens the index with N workers (0 is refused)."""
+    """``minirag index --workers N`` opens the index with N workers (0 is refused), and without
+    it leaves the count to the index."""
     from minirag_core.interfaces import cli
 
     seen = {}
@@ -138,5 +139,9 @@ def test_index_workers_reach_the_index(monkeypatch, tmp_path) -> None:
     with pytest.raises(Stop):
         cli.main(["index", str(tmp_path / "a.md"), "--workdir", str(tmp_path / "wd"), "--workers", "3"])
     assert seen["workers"] == 3 and seen["worker_backend"] == "process"
+    seen.clear()
+    with pytest.raises(Stop):
+        cli.main(["index", str(tmp_path / "a.md"), "--workdir", str(tmp_path / "wd")])
+    assert seen["workers"] is None  # the index's default: one per core
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["index", "x", "--workers", "0"])
