@@ -15,6 +15,7 @@ import numpy as np
 from minirag_core.graph.arrays import Subgraph, _both_ways, _row_starts
 from minirag_core.retrieval.topology.key_edges import _reach
 from minirag_core.retrieval.topology.reasoning_paths import Path
+from minirag_core.types import is_known_type
 
 
 def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
@@ -28,7 +29,7 @@ def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int
 
 def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], limit: int) -> list[str]:
     """``select_answer_candidates`` on a ``Subgraph``."""
-    wanted = {t.strip().upper() for t in answer_types if t.strip()}
+    wanted = {t.strip().upper() for t in answer_types if is_known_type(t)}
     if not wanted:
         return []
     degree = sub.degree().tolist()
