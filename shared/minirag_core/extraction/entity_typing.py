@@ -1,14 +1,17 @@
-"""Entity typing without a language model: rules first, then zero-shot embedding similarity.
+"""Entity typing without a language model: rules first, then zero-shot embedding similarity
+only where it is confident; otherwise no type.
 
-Used by the offline ("embedded default") extractor and query mapper. Names are typed by
+Used by the offline ("embedded default") extractor. Names are typed by
 
 1. rules: date/time patterns, known person names, honorifics, holiday names,
    place / organisation / event suffixes;
 2. zero-shot: cosine similarity between the embedded name (optionally with a short
-   context snippet) and the embedded descriptions of :data:`TYPE_POOL`.
+   context snippet) and the embedded descriptions and prototypes of :data:`TYPE_POOL`,
+   taken only when the best type is similar enough and clearly ahead of the second
+   (:data:`MIN_SIMILARITY`, :data:`MARGIN`); the same scores check a recogniser's label
+   (:meth:`EntityTyper.confirmed`).
 
-Zero-shot results are cached per normalised name (and context-free), so a corpus
-embeds every distinct name once.
+Zero-shot scores are cached per normalised name, so a corpus embeds every distinct name once.
 """
 
 from __future__ import annotations
