@@ -24,7 +24,9 @@ from minirag_core.extraction import entity_typing
 from minirag_core.graph import names
 
 from minirag_core.extraction import temporal
-from minirag_core.extraction.entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
+from minirag_core.extraction.entity_typing import (
+    DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, is_full_name, new_typer, rule_type,
+)
 from minirag_core.types import UNKNOWN_TYPE, Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 from minirag_core.extraction.chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
@@ -187,13 +189,18 @@ class OfflineExtractor:
 
     def _types(self, read: list[ChunkEntities]) -> dict[str, str | None]:
         """A type or None for every distinct name no chunk-local structure types: a cue's type
-        unless the classifier clearly prefers another, else a rule or a confident classifier."""
+        unless the classifier clearly prefers another, else a rule or a confident classifier. A
+        lone name the recogniser calls PERSON stands when it is the surname of a full name typed
+        PERSON (the short form the graph homes at that full name)."""
         cues = self._cues(read)
         types: dict[str, str | None] = {k: cue for k, (_, cue, sure) in cues.items() if sure}
         cued = [k for k, (_, cue, sure) in cues.items() if cue and not sure]
         for key, ok in zip(cued, self.typer.confirmed([cues[k][0] for k in cued], [cues[k][1] for k in cued])):
             if ok:
                 types[key] = cues[key][1]
+        fulls = [ce.names[k] for ce in read for k in ce.persons] + [cues[k][0] for k, t in types.items() if t == PERSON]
+        surnames = {names.normalize_entity_name(n.split()[-1]) for n in fulls if is_full_name(n)}
+        types.update({k: PERSON for k in cued if k not in types and cues[k][1] == PERSON and k in surnames})
         pending = [k for k in cues if k not in types]
         if pending:
             contexts = None
