@@ -13,6 +13,14 @@ BRIDGE_LABEL_PREFIX = "bridge from "
 
 #: relation keywords that say only "these two appear together" (no parsed relation, no link)
 GENERIC_RELATION_KEYWORDS = frozenset({"co-occurrence", "conversation", "session time", ""})
+#: the type of an entity no extractor could type (never an answer type or a type of the pool)
+UNKNOWN_TYPE = "UNKNOWN"
+
+
+def is_known_type(entity_type: str) -> bool:
+    """Whether ``entity_type`` names a type (not blank, not :data:`UNKNOWN_TYPE`)."""
+    kind = entity_type.strip().upper()
+    return bool(kind) and kind != UNKNOWN_TYPE
 
 
 def names_a_relation(keywords: str) -> bool:

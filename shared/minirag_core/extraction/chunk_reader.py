@@ -66,11 +66,6 @@ class ChunkEntities:
     subjects: list[str] = field(default_factory=list)  # keys of every subject (a Markdown chunk's heading path)
     structural_types: dict[str, str] = field(default_factory=dict)  # key -> type read from structure (code, page)
 
-    @property
-    def ner_types(self) -> dict[str, str]:
-        """key -> the type the recogniser gave it most often in this chunk."""
-        return {key: votes.most_common(1)[0][0] for key, votes in self.ner_votes.items()}
-
     def add(self, display: str, kind: str, sentence: str | None, speaker: str | None) -> str | None:
         display = clean_display_name(display)
         key = normalize_entity_name(display)
@@ -215,8 +210,8 @@ def _read_sentence(ce: ChunkEntities, s: Sentence, known: set[str], alias: dict[
         label = sp.label
         if label:
             ce.ner_votes.setdefault(key, Counter())[label] += 1
-        if label == "PERSON" or sp.kind == "cap" and (sp.vocative or name in full_names or key in ce.persons):
-            ce.persons.add(key)
+        if sp.kind == "cap" and (sp.vocative or name in full_names or key in ce.persons):
+            ce.persons.add(key)  # a recogniser's PERSON is a vote, checked like its other labels
         if sp.kind == "cap" and sp.place_cue:
             ce.places.add(key)
         if sp.kind == "np":

@@ -32,6 +32,20 @@ def code_kind(name: str) -> str:
     return ERROR if _ERROR_NAME.search(name.rsplit(".", 1)[-1]) and name[:1].isupper() else CODE
 
 
+_CODE_SHAPE = re.compile(rf"^{_IDENT}$")
+
+
+def is_code_shaped(name: str) -> bool:
+    """Whether a name is written as an identifier no prose word is: one token with an inner
+    underscore (``FEED_URI``, ``model_dump``), a dot between identifiers (``Model.model_dump``) or
+    a lower-to-upper case change (``fieldValidator``, ``BaseModel``)."""
+    text = name.strip()
+    parts = text.split(".")
+    if not text or not all(_CODE_SHAPE.match(p) and len(p) > 1 for p in parts):
+        return False
+    return len(parts) > 1 or "_" in text.strip("_") or bool(re.search(r"[a-z][A-Z]", text))
+
+
 def span_name(raw: str) -> str | None:
     """The identifier an inline code span names: ``@field_validator`` -> ``field_validator``,
     ``Model.model_dump()`` -> ``Model.model_dump``, ``Field(strict=True)`` -> ``Field``; None for
@@ -92,4 +106,4 @@ def line_of(source: str, name: str) -> str:
     return next((line.strip() for line in source.splitlines() if re.search(rf"\b{re.escape(name)}\b", line)), "")
 
 
-__all__ = ["CODE", "ERROR", "block_names", "code_kind", "line_of", "span_name"]
+__all__ = ["CODE", "ERROR", "block_names", "code_kind", "is_code_shaped", "line_of", "span_name"]

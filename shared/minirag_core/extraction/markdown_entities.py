@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from minirag_core.extraction import markdown
 from minirag_core.extraction.chunk_reader import LINK_WEIGHT, MAX_SENTENCE, ChunkEntities, Sentence, trim
-from minirag_core.extraction.code_names import block_names, code_kind, line_of
+from minirag_core.extraction.code_names import block_names, code_kind, is_code_shaped, line_of
 
 DOCUMENT = "DOCUMENT"
 SECTION = "CONCEPT"  # a heading names the topic of its section
@@ -73,7 +73,11 @@ def _entity(ce: ChunkEntities, name: str, kind: str, sentence: str | None) -> st
 
 
 def kind_type(kind: str, name: str) -> str:
-    return {"page": DOCUMENT, "heading": SECTION}.get(kind) or code_kind(name)
+    """DOCUMENT for a page, CONCEPT for a heading (CODE/ERROR for one that names an identifier),
+    CODE/ERROR for a code name."""
+    if kind == "page":
+        return DOCUMENT
+    return SECTION if kind == "heading" and not is_code_shaped(name) else code_kind(name)
 
 
 def add_markdown(ce: ChunkEntities, doc_id: str, page: MarkdownChunk,

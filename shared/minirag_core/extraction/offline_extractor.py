@@ -24,8 +24,10 @@ from minirag_core.extraction import entity_typing
 from minirag_core.graph import names
 
 from minirag_core.extraction import temporal
-from minirag_core.extraction.entity_typing import DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, new_typer, rule_type
-from minirag_core.types import Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
+from minirag_core.extraction.entity_typing import (
+    DATE_TIME, LOCATION, PERSON, WORK_OF_ART, EntityTyper, is_full_name, new_typer, rule_type,
+)
+from minirag_core.types import UNKNOWN_TYPE, Chunk, ExtractedEntity, ExtractedRelation, ExtractionResult
 from minirag_core.extraction.chunk_reader import (
     MAX_DESCRIPTION, ChunkEntities, Sentence, add_chat_structure, add_subject, read_sentences, trim,
 )
@@ -79,7 +81,7 @@ class OfflineExtractor:
         (code and data as loaded now), the spaCy model, the embedding model and the settings."""
         rules = [module_digest(m) for m in (*_RULE_MODULES, sys.modules[__name__])]
         typer = self.typer
-        typing = [typer.type_pool, typer.context_weight, sorted(typer.known_persons), typer.rule_only_types]
+        typing = typer.settings
         settings = [self.use_context, self.session_entities, self.ner, self.chat_ner, self.day_first]
         model = model_identity() if self.ner or self.chat_ner else None
         embedding = [typer.embedder.name, getattr(typer.embedder, "precision", None)]
@@ -139,9 +141,9 @@ class OfflineExtractor:
     def _read_chunk(self, chunk: Chunk) -> ChunkEntities:
         return self._read_chunks([chunk])[0]
 
-    def _build(self, ce: ChunkEntities, types: dict[str, str]) -> ExtractionResult:
+    def _build(self, ce: ChunkEntities, types: dict[str, str | None]) -> ExtractionResult:
         entities = [
-            ExtractedEntity(name=display, type=types[key],
+            ExtractedEntity(name=display, type=types.get(key) or UNKNOWN_TYPE,
                             description=trim(" ".join(ce.sentences.get(key, [])) or display, MAX_DESCRIPTION))
             for key, display in ce.names.items()
         ]
@@ -161,44 +163,51 @@ class OfflineExtractor:
         return ExtractionResult(entities=entities, relations=relations, content_keywords=keywords,
                                 subject_entities=subjects)
 
-    def _types(self, read: list[ChunkEntities]) -> dict[str, str]:
-        """A type for every distinct name no chunk-local rule types (zero-shot, once per name)."""
-        types: dict[str, str] = {}
-        pending: dict[str, tuple[str, str | None]] = {}
+    def _cues(self, read: list[ChunkEntities]) -> dict[str, tuple[str, str | None, bool]]:
+        """key -> (display, the type its spans suggest or None, whether that type is sure) for
+        every name whose type no chunk-local structure gives: a date pattern or a place cue
+        ("at X", "moved to X"; sure), else the recogniser's majority label or a quoted title."""
         votes: dict[str, Counter] = {}
         for ce in read:
             for key, counts in ce.ner_votes.items():
                 votes.setdefault(key, Counter()).update(counts)
-        recognised = {key: counts.most_common(1)[0][0] for key, counts in votes.items()}
+        cues: dict[str, tuple[str, str | None, bool]] = {}
         for ce in read:
             for key, display in ce.names.items():
-                if key in ce.persons or key in ce.structural_types:
-                    continue
-                if ce.kinds.get(key) == "code":
-                    types.setdefault(key, code_names.code_kind(display))
-                    continue
-                if key in recognised:
-                    types.setdefault(key, recognised[key])
-                    continue
-                if key in ce.places and rule_type(display) in (None, LOCATION):
-                    types.setdefault(key, LOCATION)
+                if key in cues or key in ce.persons or key in ce.structural_types or ce.kinds.get(key) == "code":
                     continue
                 kind = ce.kinds.get(key)
                 if kind == "date":
-                    types.setdefault(key, DATE_TIME)
-                    continue
-                if kind == "quoted":
-                    rt = rule_type(display)
-                    types.setdefault(key, rt if rt and rt != DATE_TIME else WORK_OF_ART)
-                    continue
-                if key not in pending and key not in types:
-                    ctx = (ce.sentences.get(key) or [None])[0] if self.use_context and kind == "cap" else None
-                    pending[key] = (display, ctx)
+                    cues[key] = (display, DATE_TIME, True)
+                elif key in votes:
+                    cues[key] = (display, votes[key].most_common(1)[0][0], False)
+                elif key in ce.places and rule_type(display) in (None, LOCATION):
+                    cues[key] = (display, LOCATION, True)
+                else:
+                    cues[key] = (display, rule_type(display) or WORK_OF_ART if kind == "quoted" else None, False)
+        return cues
+
+    def _types(self, read: list[ChunkEntities]) -> dict[str, str | None]:
+        """A type or None for every distinct name no chunk-local structure types: a cue's type
+        unless the classifier clearly prefers another, else a rule or a confident classifier. A
+        lone name the recogniser calls PERSON stands when it is the surname of a full name typed
+        PERSON (the short form the graph homes at that full name)."""
+        cues = self._cues(read)
+        types: dict[str, str | None] = {k: cue for k, (_, cue, sure) in cues.items() if sure}
+        cued = [k for k, (_, cue, sure) in cues.items() if cue and not sure]
+        for key, ok in zip(cued, self.typer.confirmed([cues[k][0] for k in cued], [cues[k][1] for k in cued])):
+            if ok:
+                types[key] = cues[key][1]
+        fulls = [ce.names[k] for ce in read for k in ce.persons] + [cues[k][0] for k, t in types.items() if t == PERSON]
+        surnames = {names.normalize_entity_name(n.split()[-1]) for n in fulls if is_full_name(n)}
+        types.update({k: PERSON for k in cued if k not in types and cues[k][1] == PERSON and k in surnames})
+        pending = [k for k in cues if k not in types]
         if pending:
-            keys = list(pending)
-            ctxs = [pending[k][1] for k in keys] if self.use_context else None
-            for k, t in zip(keys, self.typer.type_of([pending[k][0] for k in keys], ctxs)):
-                types[k] = t
+            contexts = None
+            if self.use_context:
+                first = {k: (ce.sentences.get(k) or [None])[0] for ce in reversed(read) for k in ce.names}
+                contexts = [first.get(k) for k in pending]
+            types.update(zip(pending, self.typer.type_of([cues[k][0] for k in pending], contexts)))
         return types
 
     def extract(self, chunks: Sequence[Chunk], *, show_progress: bool = False) -> list[ExtractionResult]:
@@ -213,12 +222,15 @@ class OfflineExtractor:
         read: list[ChunkEntities] = []
         for start in batches:
             read += self._read_chunks(chunks[start:start + 256])
+        return self.results(read)
+
+    def results(self, read: list[ChunkEntities]) -> list[ExtractionResult]:
+        """The typed entities and relations of chunks already read (typing is corpus-wide)."""
         types = self._types(read)
         results = []
         for ce in read:
-            own = ce.ner_types
             local = {k: ce.structural_types.get(k) or (code_names.code_kind(ce.names[k]) if ce.kinds.get(k) == "code"
-                        else PERSON if k in ce.persons else own.get(k) or types[k]) for k in ce.names}
+                        else PERSON if k in ce.persons else types.get(k)) for k in ce.names}
             results.append(self._build(ce, local))
         return results
 

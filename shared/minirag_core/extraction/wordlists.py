@@ -8,7 +8,7 @@ STOP_CAPS = {
     "I", "I'm", "I’m", "I'll", "I’ll", "I've", "I’ve", "I'd", "I’d", "Im", "OK", "Ok", "Okay", "Hey",
     "Hi", "Hello", "Thanks", "Thank", "Yes", "Yeah", "Yep", "No", "Nope", "Oh", "Wow", "Haha", "Hahaha",
     "Lol", "LOL", "Sure", "Sounds", "Great", "Awesome", "Perfect", "Also", "But", "And", "So", "Just",
-    "Let", "Let's", "Let’s", "Maybe", "Please", "Dear", "ASAP", "PS", "BTW", "OMG", "TBH", "A-game",
+    "Let", "Let's", "Let’s", "Maybe", "Please", "Dear", "ASAP", "PS", "BTW", "OMG", "TBH",
     "Weekend", "Cheers", "Bye", "Absolutely", "Totally", "Definitely", "Anyway", "Well", "Hmm",
     "Good", "Nice", "Cool", "Sweet", "Yay", "Ah", "Aw", "Aww", "Ugh", "Alright", "Right", "Exactly",
     "Sorry", "Welcome", "Congrats", "Congratulations", "Happy", "Merry", "Best", "Regards", "Love",
@@ -64,25 +64,25 @@ sounds sound awesome amazing gonna perfect ready excited glad happy sorry able s
 despite outside inside online offline forward afterwards someday throughout apart alive alone first
 next better best worse worst high low fresh strong sooner alike overall together
 makes make feels gives turns flows shows looks seems goes comes gets takes keeps helps brings adds
-needs works means becomes hinges thrives elevates weigh weighs led caused showed happening started
-compared buzzing pumping flowing coming going getting making taking added wrap shine fit fits
+needs works means becomes led caused showed happening started
+compared coming going getting making taking added fit fits
 """.split())
 ADJ_STRIP = set("""
 great good new fresh quick little big nice awesome amazing perfect favorite favourite special
 delicious super cool fun best better whole next last first other same few many much own real
 great huge small large tiny quick short long old young hot cold warm nice lovely wonderful
-fantastic incredible excellent epic solid busy full free easy hard tough simple quick early late
+fantastic incredible excellent solid busy full free easy hard tough simple quick early late
 usual regular certain different specific particular extra main entire proper local latest recent
-upcoming exciting interesting beautiful gorgeous tasty yummy sweet healthy heavy quiet
-cozy chill relaxing proper total complete bit decent serious major minor absolute ultimate true
-memorable unforgettable unique exciting interesting devastating mesmerizing similar emotional
-wild key crazy intense insane solid stunning incredible ideal important essential smooth
+upcoming exciting interesting beautiful sweet healthy heavy quiet
+proper total complete bit decent serious major minor absolute ultimate true
+unique exciting interesting similar
+key solid incredible ideal important essential smooth
 """.split())
 GENERIC_SINGLE = STOPWORDS | ADJ_STRIP | set("""
 session sessions practice game games show music food dinner lunch breakfast meal job work
 experience progress goal goals plan energy challenge challenges spot area stuff life world ones
 team group friends friend chat conversation message info details detail photos photo pictures
-blast reminder thoughts story space skills characters character couple wait trust relationships
-change effort updates call role leader items system data vendors clients opinion project excitement
-struggle creativity convo feeling feelings taste touch vibe mood future past journey approach
+reminder thoughts story space skills characters character couple wait trust relationships
+change effort updates call role leader items system data opinion project
+feeling feelings taste touch vibe mood future past approach
 """.split())

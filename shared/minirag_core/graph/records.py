@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Iterable, Mapping
 
+from minirag_core.types import UNKNOWN_TYPE, is_known_type
+
 ENTITY, RELATION = "entity", "relation"
 DESCRIPTION_SEPARATOR = " | "
 #: distinct descriptions a merged description keeps (the first ones in chunk order); an entity's
@@ -122,8 +124,9 @@ def merged_view(kind: str, tally: dict[str, Any]) -> dict[str, Any]:
     description = DESCRIPTION_SEPARATOR.join(text for _, text in tally["heads"])
     if kind == ENTITY:
         types = Counter(tally["types"]) + Counter(tally["alias_types"])
+        known = Counter({t: n for t, n in types.items() if is_known_type(t)})  # a type any record gives wins
         return {"name": _most_common(tally["names"]) or _most_common(tally["alias_names"]) or "",
-                "type": _most_common(types) or "UNKNOWN", "description": description}
+                "type": _most_common(known) or UNKNOWN_TYPE, "description": description}
     return {"weight": tally["weight"] / WEIGHT_SCALE, "description": description,
             "keywords": ", ".join(sorted(tally["keywords"]))}
 

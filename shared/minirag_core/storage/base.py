@@ -15,6 +15,7 @@ import networkx as nx
 import numpy as np
 
 from minirag_core.graph.heterogeneous import CHUNK
+from minirag_core.types import is_known_type
 
 
 @runtime_checkable
@@ -151,7 +152,8 @@ def rank_type_pool(entities: Iterable[tuple[str, str, int]], examples_per_type: 
     names they have, each with its highest-degree names (ties in row order)."""
     by_type: dict[str, Counter] = {}
     for type_, name, degree in entities:
-        by_type.setdefault(type_, Counter())[name] = degree
+        if is_known_type(str(type_ or "")):  # an untyped entity is no example of an answer type
+            by_type.setdefault(type_, Counter())[name] = degree
     ranked = sorted(by_type, key=lambda t: (-len(by_type[t]), t))
     return {t: [n for n, _ in by_type[t].most_common(examples_per_type)] for t in ranked}
 

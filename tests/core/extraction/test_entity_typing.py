@@ -1,12 +1,10 @@
-"""Entity typing: rules, zero-shot similarity, and answer types for questions."""
+"""Entity typing: rules, and zero-shot similarity only where the classifier is confident."""
 
 from __future__ import annotations
 
 import pytest
 
-from minirag_core.extraction.entity_typing import (
-    TYPE_POOL, EntityTyper, answer_types_for_query, is_date_time, rule_answer_types, rule_type,
-)
+from minirag_core.extraction.entity_typing import TYPE_POOL, EntityTyper, is_date_time, rule_type
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +34,9 @@ def test_date_time_rule(name):
 
 @pytest.mark.parametrize("name,expected", [
     ("Baker Street", "LOCATION"), ("Central Park", "LOCATION"), ("Blue Bottle Cafe", "LOCATION"),
-    ("Mr. Smith", "PERSON"), ("Coach Carter", "PERSON"), ("Jolly Band", "ORGANIZATION"),
+    ("Mr. Smith", "PERSON"), ("Jolly Band", "ORGANIZATION"),
     ("Acme Inc", "ORGANIZATION"), ("Christmas", "EVENT"), ("Lunar New Year", "EVENT"),
-    ("Champions League", "EVENT"), ("Thai", "NATIONALITY"),
+    ("Thai", "NATIONALITY"),
 ])
 def test_suffix_and_lexicon_rules(name, expected):
     assert rule_type(name) == expected
@@ -48,6 +46,7 @@ def test_no_rule_for_plain_words():
     assert rule_type("Barcelona") is None
     assert rule_type("green curry") is None
     assert rule_type("indie games") is None  # org suffixes need a proper noun
+    assert rule_type("progress bar") is None  # and so do place suffixes
 
 
 def test_known_persons_and_rules_in_type_of(typer):
@@ -55,48 +54,35 @@ def test_known_persons_and_rules_in_type_of(typer):
         "PERSON", "PERSON", "DATE AND TIME", "LOCATION"]
 
 
-def test_zero_shot_clear_cases(typer):
-    names = ["green curry", "sourdough loaf", "coffee", "orange juice", "Barcelona", "guitar",
-             "bench press", "Hotel California song"]
-    got = dict(zip(names, typer.type_of(names)))
-    assert got["green curry"] == "FOOD"
-    assert got["sourdough loaf"] == "FOOD"
-    assert got["coffee"] == "BEVERAGE"
-    assert got["orange juice"] == "BEVERAGE"
-    assert got["Barcelona"] == "LOCATION"
-    assert got["guitar"] == "PRODUCT"
-    assert got["bench press"] == "ACTIVITY"
-    assert got["Hotel California song"] == "WORK OF ART"
+def test_zero_shot_types_clear_cases(typer):
+    names = ["coffee", "orange juice", "tomato soup", "smartphone", "swimming", "election", "university"]
+    assert typer.type_of(names) == ["BEVERAGE", "BEVERAGE", "FOOD", "PRODUCT", "ACTIVITY", "EVENT", "ORGANIZATION"]
 
 
-def test_zero_shot_cache_and_context(typer):
-    first = typer.type_of(["pad thai"])
-    assert first == typer.type_of(["PAD THAI"])  # cached per normalised name
-    assert "PAD THAI" in typer._cache
+@pytest.mark.parametrize("name", ["signed cookie", "PERMANENT_SESSION_LIFETIME", "Flask-SQLAlchemy", "Werkzeug",
+                                  "contractor says", "expectations upside", "jamming sessions", "choices"])
+def test_zero_shot_abstains_when_unsure(typer, name):
+    """A name the classifier cannot place with confidence gets no type (never a nearest guess)."""
+    assert typer.type_of([name]) == [None]
+
+
+def test_thresholds_decide(embedder):
+    loose = EntityTyper(embedder, min_similarity=-1.0, margin=0.0)
+    assert loose.type_of(["signed cookie"])[0] in TYPE_POOL  # the old nearest-type guess
+    strict = EntityTyper(embedder, min_similarity=1.1)
+    assert strict.type_of(["coffee"]) == [None]
+
+
+def test_a_recogniser_type_stands_unless_the_classifier_prefers_another(typer):
+    names = ["Linux", "Alphaville", "Paris", "Pydantic", "Baker Street"]
+    cues = ["PERSON", "PERSON", "LOCATION", "NATIONALITY", "LOCATION"]
+    assert typer.confirmed(names, cues) == [False, False, True, False, True]  # a rule confirms Baker Street
+
+
+def test_zero_shot_scores_are_cached_per_name(typer):
+    first = typer.type_of(["tomato soup"])
+    assert first == typer.type_of(["TOMATO SOUP"])  # cached per normalised name
+    assert "TOMATO SOUP" in typer._cache
     # a context snippet is accepted and never yields a rule-only type
-    (t,) = typer.type_of(["spring rolls"], ["Thinking of trying their pad thai and some spring rolls."])
-    assert t in TYPE_POOL and t != "NATIONALITY"
-
-
-@pytest.mark.parametrize("question,first", [
-    ("When was the first time Li Hua had dinner with Wolfgang this year?", "DATE AND TIME"),
-    ("What time is the power outage in the neighborhood?", "DATE AND TIME"),
-    ("Where does Li Hua meet Wolfgang for lunch?", "LOCATION"),
-    ("Who invites Li Hua to join the community bake sale?", "PERSON"),
-    ("What song does Li Hua suggest for the jam session on 20260405?", "WORK OF ART"),
-    ("What is the name of the Italian restaurant where Wolfgang and Li Hua are having dinner?", "LOCATION"),
-    ("What food did Wolfgang order at the Thai spot?", "FOOD"),
-])
-def test_question_word_rules(question, first):
-    assert rule_answer_types(question)[0] == first
-
-
-def test_answer_types_fill_to_three(embedder):
-    types = answer_types_for_query("Who invites Li Hua to join the community bake sale?", embedder)
-    assert types[0] == "PERSON" and len(types) == 3 and len(set(types)) == 3
-    assert all(t in TYPE_POOL for t in types)
-    restaurant = answer_types_for_query("Which restaurant did they pick?", embedder)
-    assert restaurant[:2] == ["LOCATION", "ORGANIZATION"]
-    # no rule fires: zero-shot alone
-    zs = answer_types_for_query("What drink goes well with spicy noodles?", embedder)
-    assert zs[0] == "BEVERAGE" and len(zs) == 3
+    (t,) = typer.type_of(["spring rolls"], ["Thinking of trying some spring rolls for dinner."])
+    assert t != "NATIONALITY"

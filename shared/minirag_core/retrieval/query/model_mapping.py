@@ -9,6 +9,7 @@ from minirag_core.extraction.record_parser import parse_query_mapping
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import CachedLLM, LLMCallCache
 from minirag_core.llm.prompts import build_query_prompt
+from minirag_core.retrieval.query.answer_types import held_types
 from minirag_core.types import QueryMapping
 
 logger = logging.getLogger("minirag_core")
@@ -28,21 +29,16 @@ def format_type_pool(type_pool: Mapping[str, Sequence[str]], max_examples: int |
 
 
 def canonical_types(types: Sequence[str], type_pool: Mapping[str, Sequence[str]]) -> list[str]:
-    """Map predicted types onto the pool's spelling (case-insensitive); drop unknown ones.
+    """Map predicted types onto the pool's spelling (case-insensitive); drop those the pool lacks.
 
     With an empty pool the predictions are kept as they are. At most 3 are returned.
     """
     if not type_pool:
         return list(types)[:3]
-    by_lower = {str(k).strip().lower(): str(k) for k in type_pool}
-    out: list[str] = []
-    for t in types:
-        key = by_lower.get(t.strip().lower())
-        if key is None:
-            logger.debug("answer type %r is not in the type pool; dropped", t)
-        elif key not in out:
-            out.append(key)
-    return out[:3]
+    held = held_types(types, [str(k) for k in type_pool])
+    if len(held) < len(set(t.strip().upper() for t in types)):
+        logger.debug("answer types %r not all in the type pool; kept %r", list(types), held)
+    return held[:3]
 
 
 class LLMQueryMapper:

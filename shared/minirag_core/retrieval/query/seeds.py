@@ -8,6 +8,7 @@ import numpy as np
 
 from minirag_core.graph.names import normalize_entity_name
 from minirag_core.retrieval.sources import RetrievalSources
+from minirag_core.types import is_known_type
 
 
 def nearest_entities(sources: RetrievalSources, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
@@ -40,7 +41,7 @@ def select_answer_candidates(subgraph: nx.Graph, seeds: set[str], answer_types: 
                              limit: int) -> list[str]:
     """Entities of a predicted type in the seeds' neighbourhood, nearest (then most
     connected) first; never every node of that type in the whole graph."""
-    wanted = {t.strip().upper() for t in answer_types if t.strip()}
+    wanted = {t.strip().upper() for t in answer_types if is_known_type(t)}
     if not wanted:
         return []
     found = [n for n, attrs in subgraph.nodes(data=True)

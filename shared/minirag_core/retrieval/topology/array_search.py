@@ -15,6 +15,7 @@ import numpy as np
 from minirag_core.graph.arrays import Subgraph, _both_ways, _row_starts
 from minirag_core.retrieval.topology.key_edges import _reach
 from minirag_core.retrieval.topology.reasoning_paths import Path
+from minirag_core.types import is_known_type
 
 
 def relation_subgraph(view: Any, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
@@ -31,7 +32,7 @@ def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], l
     """``select_answer_candidates`` on a ``Subgraph``. With ``specificity`` (entity ids -> 0-1),
     among candidates as near the seeds the more specific come first, so hubs found near every
     question's seeds do not crowd out the question's own candidates."""
-    wanted = {t.strip().upper() for t in answer_types if t.strip()}
+    wanted = {t.strip().upper() for t in answer_types if is_known_type(t)}
     if not wanted:
         return []
     degree = sub.degree().tolist()
