@@ -10,6 +10,9 @@ Questions split by a fixed hash of their text: settings are chosen on the ``tune
 figures reported on the ``test`` half. A documentation site keeps the split its README fixed
 before any retrieval was run: odd-numbered question ids are ``tune``, even ones ``test``. The
 split never changes between runs or machines.
+
+Questions this repository adds to a set live in ``questions/<set>_*.json`` (the set's
+``questions.json`` schema); they are appended to the set's own and split by the set's rule.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from minirag_core.types import Document
 
@@ -27,6 +31,8 @@ from benchmarks.quality import lihuaworld
 
 #: ``$MINIRAG_DATA_ROOT`` if set, else ``../shared/data`` beside the checkout
 DATA_ROOT = Path(os.environ.get("MINIRAG_DATA_ROOT") or Path(__file__).resolve().parents[3] / "shared" / "data")
+#: the repository's own questions that extend a set: ``<set>_*.json`` beside this module
+EXTRA_ROOT = Path(__file__).resolve().parent / "questions"
 TUNE, TEST = "tune", "test"
 #: page formats of a documentation site (Markdown, reStructuredText)
 SITE_SUFFIXES = (".md", ".rst")
@@ -95,40 +101,70 @@ def _load_lihuaworld(path: Path) -> Dataset:
     return Dataset(path.name, docs, rows)
 
 
-def _load_passages(path: Path) -> Dataset:
+def _question_rows(raw: list[dict], split_rule: Callable[[dict], str]) -> list[Question]:
+    """``[{id, question, answer, evidence, type}]`` rows as questions, each put in its half by ``split_rule``."""
+    return [Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
+                     evidence=_evidence(row.get("evidence")), type=str(row.get("type", "")),
+                     answer_aliases=tuple(row.get("answer_aliases", []) or ()), split=split_rule(row))
+            for row in raw]
+
+
+def _split_by_text(row: dict) -> str:
+    return split_of(str(row["question"]))
+
+
+def _split_by_id(row: dict) -> str:
+    return split_by_number(str(row["id"]))
+
+
+def _load_passages(path: Path) -> tuple[Dataset, Callable[[dict], str]]:
     corpus = json.loads((path / "corpus.json").read_text(encoding="utf-8"))
     docs = [Document(id=str(row["id"]), text=str(row["text"]), metadata={"source": str(row["id"])})
             for row in corpus]
     raw = json.loads((path / "questions.json").read_text(encoding="utf-8"))
-    questions = []
-    for row in raw:
-        evidence = _evidence(row.get("evidence"))
-        questions.append(Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
-                                  evidence=evidence, type=str(row.get("type", "")),
-                                  answer_aliases=tuple(row.get("answer_aliases", []) or ()),
-                                  split=split_of(str(row["question"]))))
-    return Dataset(path.name, docs, questions)
+    return Dataset(path.name, docs, _question_rows(raw, _split_by_text)), _split_by_text
 
 
-def _load_site(path: Path) -> Dataset:
+def _load_site(path: Path) -> tuple[Dataset, Callable[[dict], str]]:
     pages = sorted(p for p in (path / "corpus").rglob("*") if p.suffix in SITE_SUFFIXES and p.is_file())
     docs = [Document(id=p.relative_to(path / "corpus").as_posix(), text=p.read_text(encoding="utf-8"),
                      metadata={"source": p.relative_to(path / "corpus").as_posix()}) for p in pages]
     raw = json.loads((path / "questions.json").read_text(encoding="utf-8"))
-    questions = [Question(id=str(row["id"]), question=str(row["question"]), answer=str(row.get("answer", "")),
-                          evidence=_evidence(row.get("evidence")), type=str(row.get("type", "")),
-                          split=split_by_number(str(row["id"]))) for row in raw]
-    return Dataset(path.name, docs, questions)
+    return Dataset(path.name, docs, _question_rows(raw, _split_by_id)), _split_by_id
 
 
-def load(name: str, root: Path = DATA_ROOT) -> Dataset:
-    """One development set by folder name (``lihuaworld``, ``hotpotqa_100``, ``musique_50``, ...)."""
+def extra_question_files(name: str, extra_root: Path = EXTRA_ROOT) -> list[Path]:
+    """The repository's own question files for set ``name`` (``<name>_*.json``), sorted."""
+    return sorted(extra_root.glob(f"{name}_*.json")) if extra_root.is_dir() else []
+
+
+def _with_extra_questions(data: Dataset, split_rule: Callable[[dict], str], extra_root: Path) -> Dataset:
+    """``data`` with the questions of :func:`extra_question_files` appended, split by the set's own rule."""
+    questions = list(data.questions)
+    for path in extra_question_files(data.name, extra_root):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            extra = _question_rows(raw, split_rule)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a list of {{id, question, answer, evidence, type}} rows ({exc})") from exc
+        clash = {q.id for q in questions} & {q.id for q in extra}
+        if clash:
+            raise ValueError(f"{path}: question ids already in set {data.name!r}: {sorted(clash)}")
+        questions += extra
+    return Dataset(data.name, data.documents, questions)
+
+
+def load(name: str, root: Path = DATA_ROOT, extra_root: Path = EXTRA_ROOT) -> Dataset:
+    """One development set by folder name (``lihuaworld``, ``hotpotqa_100``, ``musique_50``, ...).
+
+    A set with ``questions.json`` also gets the questions of ``extra_root/<name>_*.json`` (same schema).
+    """
     path = root / name
     if (path / "qa_dev.json").is_file():
         return _load_lihuaworld(path)
     if (path / "corpus.json").is_file():
-        return _load_passages(path)
+        return _with_extra_questions(*_load_passages(path), extra_root)
     if _is_site(path):
-        return _load_site(path)
+        return _with_extra_questions(*_load_site(path), extra_root)
     raise FileNotFoundError(f"no development set at {path} (want corpus.json + questions.json, qa_dev.json, "
                             "or corpus/*.md|*.rst + questions.json)")
