@@ -119,8 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only); "
                                                        "any other needs --token")
     p.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
-    p.add_argument("--token", help="API token clients send as `Authorization: Bearer TOKEN` (default: the "
-                                   "MINIRAG_API_TOKEN environment variable; required off loopback)")
+    p.add_argument("--token", help="API token clients send as `Authorization: Bearer TOKEN` on every path, "
+                                   "/docs and /openapi.json included (default: the MINIRAG_API_TOKEN environment "
+                                   "variable; required off loopback)")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a name clients reach the server by, besides localhost, 127.0.0.1, ::1 and the --host "
+                        "address (any port); repeatable; *.example.com takes subdomains; others get 400")
     p.add_argument("--max-request-bytes", type=_positive_int, default=10 << 20,
                    help="largest request body accepted (default: 10 MiB)")
     _stores(p, creates=True), _model(p)

@@ -1,26 +1,25 @@
 """The HTTP API of ``minirag serve`` (FastAPI): query, insert, delete and info over one open index,
 JSON in and out, an OpenAPI schema at ``/openapi.json`` (pages at ``/docs``). Errors are JSON
-``{"error": "one line"}``; a token, when set, is required on every API route; request bodies are
-capped before the app reads them."""
+``{"error": "one line"}``; the Host header, the token and the body's size are checked before a route
+runs (``serve_guards.py``); a failure answers with an id the log explains."""
 
 from __future__ import annotations
 
 import logging
-import secrets
-from typing import Any, Awaitable, Callable, Literal
+import uuid
+from typing import Any, Awaitable, Callable, Literal, Sequence
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-logger = logging.getLogger("minirag_core.serve")
+from minirag_core.interfaces.serve_guards import BodyLimit, HostCheck, TokenCheck, json_error
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+logger = logging.getLogger("minirag_core.serve")
+DEFAULT_MAX_REQUEST_BYTES = 10 << 20
 
 
 class QueryRequest(BaseModel):
@@ -45,83 +44,33 @@ class DeleteRequest(BaseModel):
     ids: list[str] = Field(min_length=1, description="document ids to remove")
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
-
-
-class BodyLimit:
-    """ASGI wrapper: a request whose body passes ``limit`` bytes gets 413 before the app sees it
-    (by its Content-Length, or counted as it arrives when it has none)."""
-
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await self._refuse(scope, receive, send)
-            return
-        body, more = bytearray(), True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.limit:
-                await self._refuse(scope, receive, send)
-                return
-        sent = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = _error(413, f"request body larger than {self.limit} bytes (minirag serve --max-request-bytes)")
-        await response(scope, receive, send)
-
-
-def create_app(index: Any, *, token: str | None = None) -> FastAPI:
-    """The API over an open ``MiniRAGIndex``; with ``token`` every API route requires
-    ``Authorization: Bearer TOKEN``."""
+def create_app(index: Any, *, token: str | None = None, allowed_hosts: Sequence[str] = (),
+               max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> FastAPI:
+    """The API over an open ``MiniRAGIndex``. It answers requests whose Host header is a loopback
+    name or one of ``allowed_hosts``; with ``token`` every path requires ``Authorization: Bearer
+    TOKEN``; bodies over ``max_request_bytes`` get 413."""
     app = FastAPI(title="minirag serve", summary="MiniRAG retrieval over one index", version="1")
-    bearer = HTTPBearer(auto_error=False)
-
-    def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
-        if token is None:
-            return
-        given = credentials.credentials if credentials is not None else ""
-        if not secrets.compare_digest(given.encode(), token.encode()):
-            raise HTTPException(401, "missing or wrong API token: send `Authorization: Bearer TOKEN`")
-
-    guarded = [Depends(authorised)]
+    # the token is checked by TokenCheck before any route; this only declares it in the schema
+    guarded = [Depends(HTTPBearer(auto_error=False))] if token else []
 
     @app.exception_handler(StarletteHTTPException)  # the routes' and the router's own (404, 405)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, exc.detail)
+        return json_error(exc.status_code, exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return _error(422, f"invalid request: {where or 'body'}: {first.get('msg', 'not valid')}")
+        return json_error(422, f"invalid request: {where or 'body'}: {first.get('msg', 'not valid')}")
 
     @app.middleware("http")
     async def no_tracebacks(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
         try:
             return await call_next(request)
-        except Exception as exc:  # one line in the log and in the answer, never a traceback
-            logger.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
-            return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+        except Exception:  # the traceback goes to the log under an id; the client gets only the id
+            incident = uuid.uuid4().hex[:12]
+            logger.exception("internal error %s: %s %s failed", incident, request.method, request.url.path)
+            return json_error(500, f"internal error {incident}: the server's log tells what failed")
 
     @app.post("/query", dependencies=guarded, summary="retrieve chunks and reasoning paths for a question")
     def query(request: QueryRequest) -> dict[str, Any]:
@@ -152,6 +101,10 @@ def create_app(index: Any, *, token: str | None = None) -> FastAPI:
         return {"workdir": str(index.workdir.resolve()) if index.workdir else None, **index.stats(),
                 "embedding_model": index.embedder.name}
 
+    app.add_middleware(BodyLimit, limit=max_request_bytes)  # the last added runs first
+    if token:
+        app.add_middleware(TokenCheck, token=token)
+    app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
 
 

@@ -1,6 +1,6 @@
 """``minirag serve`` as a client sees it: a server the test starts on loopback, queried over HTTP
 with a real client (httpx): the OpenAPI schema, JSON answers and errors, the token, the request
-size limit, and writes that wait for the workdir lock."""
+size limit, the Host check, and writes that wait for the workdir lock."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def server(tmp_path_factory):
             assert proc.poll() is None, (workdir.parent / "serve.log").read_text()
             assert time.monotonic() < deadline, "minirag serve did not answer in 300 s"
             try:
-                if httpx.get(f"{url}/openapi.json", timeout=2).status_code == 200:
-                    break
+                httpx.get(f"{url}/info", timeout=2)  # any answer (401 here) means it listens
+                break
             except httpx.TransportError:
                 time.sleep(0.3)
         with httpx.Client(base_url=url, timeout=120) as client:
@@ -78,8 +78,11 @@ def assert_json_error(reply: httpx.Response, status: int) -> str:
 @pytest.mark.slow
 def test_serve_answers_queries_writes_and_errors_over_http(server):
     client, workdir, other_doc = server
-    schema = client.get("/openapi.json").json()
+    assert_json_error(client.get("/openapi.json"), 401)
+    schema = client.get("/openapi.json", headers=auth()).json()
     assert {"/query", "/insert", "/delete", "/info"} <= set(schema["paths"])
+    rebound = client.get("/info", headers={**auth(), "Host": "attacker.example:80"})
+    assert "--allowed-host" in assert_json_error(rebound, 400)
 
     assert "token" in assert_json_error(client.post("/query", json={"question": "Where is lunch?"}), 401)
     wrong = client.post("/query", json={"question": "Where is lunch?"}, headers={"Authorization": "Bearer nope"})
