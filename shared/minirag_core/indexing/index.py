@@ -105,6 +105,7 @@ class MiniRAGIndex:
         self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
+        self._chunk_count: int | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
         # not while another process writes: mid-write, graph and vectors differ by design
         if self._process_lock is None or self._process_lock.try_acquire():
@@ -196,6 +197,15 @@ class MiniRAGIndex:
 
     def stats(self) -> dict[str, int]:
         return {"documents": len(self._documents), **self.graph_store.stats()}
+
+    def chunk_count(self) -> int:
+        """How many chunks the index holds: counted by the store once, then kept until a write
+        (here, or one another process made that this one read) changes the graph."""
+        count = self._chunk_count
+        if count is None:
+            with self._rw.read():
+                count = self._chunk_count = self.graph_store.count_chunks()
+        return count
 
     # -- writes -------------------------------------------------------------------------------
     def insert(self, documents: Iterable[DocumentInput], *, show_progress: bool | None = None) -> InsertReport:
@@ -311,6 +321,7 @@ class MiniRAGIndex:
     def _after_write(self) -> None:
         self.graph_store.changed()
         self._type_pool = None
+        self._chunk_count = None
         self.sources.invalidate()
         release_freed_memory(TRIM_AFTER_GROWTH_BYTES)  # else a long build's RSS keeps every batch's freed buffers
 
