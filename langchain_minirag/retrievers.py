@@ -105,7 +105,8 @@ class MiniRAGRetriever(BaseRetriever):
     Returns up to ``k`` chunks as ``Document``s — exactly ``k`` whenever the index holds at
     least ``k`` chunks and they fit ``token_budget`` — topped up with next-best chunks
     (``metadata["minirag_via"] == "fill"``) when the reasoning paths reach fewer. Each
-    document carries its source document's metadata unchanged plus ``minirag_*`` keys
+    document is one chunk (``id``: the chunk id; ``metadata["doc_id"]``: its source document's
+    id) and carries that document's metadata unchanged plus ``minirag_*`` keys
     (score, chunk/doc ids, via, entities, reasoning paths, key relationships, answer
     candidates, query entities), all JSON-serialisable.
 
