@@ -21,12 +21,13 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
-from minirag_core.indexing.manifest import IndexSettingsMismatch, check_manifest, manifest
+from minirag_core.indexing.manifest import (IndexSettingsMismatch, check_manifest, manifest, mark_migrated,
+                                           rebuild_command)
 from minirag_core.indexing.progress import InsertProgress
 from minirag_core.indexing.relation_vectors import MARKER_FILE, RelationVectorPolicy, embed_relation_vectors
 from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, prepared_batches
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
-from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
+from minirag_core.search.graph_vectors import expected_vector_ids, reembed_changed_chunks, repair_vectors, sync_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
@@ -88,7 +89,7 @@ class MiniRAGIndex:
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
         self.workers, self.worker_backend = workers, worker_backend
-        check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
+        migrations = check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
@@ -107,6 +108,8 @@ class MiniRAGIndex:
         self._type_pool: dict[str, list[str]] | None = None
         self._chunk_count: int | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
+        if migrations:
+            self._migrate(migrations)
         # not while another process writes: mid-write, graph and vectors differ by design
         if self._process_lock is None or self._process_lock.try_acquire():
             try:
@@ -133,6 +136,22 @@ class MiniRAGIndex:
             with self._rw.write():
                 self.graph_store.settle()
             mark_clean(self._path(STATE_FILE), self.vectors.store)
+
+    def _migrate(self, migrations: tuple[str, ...]) -> None:
+        """Bring a workdir of an older schema up to this one (``indexing/manifest.py``), under
+        the write lock; one that cannot be written is refused with the command that rebuilds it."""
+        try:
+            with self._writing():
+                if "chunk_vectors" in migrations:
+                    with self._rw.write():
+                        count = reembed_changed_chunks(self.graph_store, self.vectors)
+                        self._after_write()
+                    logger.warning("%s: chunk vectors of an older schema; %d embedded again", self.workdir, count)
+                mark_migrated(self.workdir)
+        except OSError as exc:
+            raise IndexSettingsMismatch(f"{self.workdir} is of an older schema and could not be brought up to date "
+                                        f"({exc}). Open it once where it can be written, or rebuild it: "
+                                        f"{rebuild_command(self.workdir)}") from exc
 
     @property
     def index_relations(self) -> bool:
