@@ -24,7 +24,8 @@ from minirag_core.indexing.heap import release_freed_memory
 from minirag_core.indexing.manifest import (IndexSettingsMismatch, check_manifest, manifest, mark_migrated,
                                            rebuild_command)
 from minirag_core.indexing.progress import InsertProgress
-from minirag_core.indexing.relation_vectors import MARKER_FILE, RelationVectorPolicy, embed_relation_vectors
+from minirag_core.indexing.relation_vectors import (INCOMPLETE_NOTE, MARKER_FILE, RelationVectorPolicy,
+                                                   embed_relation_vectors)
 from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, prepared_batches
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
 from minirag_core.search.graph_vectors import expected_vector_ids, reembed_changed_chunks, repair_vectors, sync_vectors
@@ -62,9 +63,8 @@ class MiniRAGIndex:
     workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
     this process writes, with the same result (``indexing/workers.py``). Relation vectors,
-    which only light mode searches, are embedded on the first light-mode query and kept current
-    from then on; ``index_relations=True`` embeds them from the first write, ``False`` never
-    (``indexing/relation_vectors.py``)."""
+    which only light mode searches, are embedded while indexing (``index_relations=True``) or
+    never (``False``); a query takes no lock and writes nothing (``indexing/relation_vectors.py``)."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -72,7 +72,7 @@ class MiniRAGIndex:
                  chroma_url: str | None = None, graph_store: GraphStore | None = None, falkordb_url: str | None = None,
                  graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
-                 index_relations: bool | None = None, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                 index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None, workers: int = 1,
                  worker_backend: str = "process") -> None:
         self.workdir = Path(workdir) if workdir is not None else None
@@ -157,15 +157,6 @@ class MiniRAGIndex:
     def index_relations(self) -> bool:
         """Whether writes embed relation vectors now (light mode's; ``indexing/relation_vectors.py``)."""
         return self._relations.kept
-
-    def _ensure_relation_vectors(self) -> None:
-        """Light mode searches relation vectors: with ``index_relations=None`` its first query
-        embeds them, and every later write keeps them current."""
-        if not self._relations.due_for_light_mode:
-            return
-        with self._writing():
-            if self._relations.due_for_light_mode:  # another process may have embedded them meanwhile
-                self._embed_relation_vectors()
 
     def _embed_relation_vectors(self) -> None:
         with self._rw.write():
@@ -393,17 +384,19 @@ class MiniRAGIndex:
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
         settings = self._plan(query, mode, overrides)
-        if mode == "light":
-            self._ensure_relation_vectors()
         mapping = None if mode == "naive" else self.map_query(query)
-        return self._retrieve(query, mode, mapping, settings)
+        return self._noted(self._retrieve(query, mode, mapping, settings))
 
     async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         settings = self._plan(query, mode, overrides)
-        if mode == "light":
-            await asyncio.to_thread(self._ensure_relation_vectors)
         mapping = None if mode == "naive" else await self.amap_query(query)
-        return await asyncio.to_thread(self._retrieve, query, mode, mapping, settings)
+        return self._noted(await asyncio.to_thread(self._retrieve, query, mode, mapping, settings))
+
+    def _noted(self, result: RetrievalResult) -> RetrievalResult:
+        """Say when light mode searched incomplete relation vectors (a query does not embed them)."""
+        if result.mode == "light" and not self._relations.complete:
+            result.notes.append(INCOMPLETE_NOTE)
+        return result
 
     def _plan(self, query: str, mode: str, overrides: dict[str, Any]) -> RetrievalSettings:
         if not isinstance(query, str) or not query.strip():
