@@ -62,6 +62,7 @@ def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, An
         "minirag_score": float(chunk.score),
         "minirag_chunk_id": str(chunk.chunk_id),
         "minirag_doc_id": str(chunk.doc_id),
+        "doc_id": str(chunk.doc_id),
         "minirag_via": str(chunk.via),
         "minirag_mode": str(result.mode),
         "minirag_entities": [str(e) for e in chunk.entities],
@@ -104,7 +105,8 @@ class MiniRAGRetriever(BaseRetriever):
     Returns up to ``k`` chunks as ``Document``s — exactly ``k`` whenever the index holds at
     least ``k`` chunks and they fit ``token_budget`` — topped up with next-best chunks
     (``metadata["minirag_via"] == "fill"``) when the reasoning paths reach fewer. Each
-    document carries its source document's metadata unchanged plus ``minirag_*`` keys
+    document is one chunk (``id``: the chunk id; ``metadata["doc_id"]``: its source document's
+    id) and carries that document's metadata unchanged plus ``minirag_*`` keys
     (score, chunk/doc ids, via, entities, reasoning paths, key relationships, answer
     candidates, query entities), all JSON-serialisable.
 
@@ -245,7 +247,7 @@ class MiniRAGRetriever(BaseRetriever):
         return k, mode, overrides
 
     def _shortfall(self, result: RetrievalResult, k: int) -> int:
-        return shortfall(result, k, len(self.index.graph_store.chunk_ids()))
+        return shortfall(result, k, self.index.chunk_count())
 
     def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
         # Safeguard for a core result with fewer than k chunks although the index holds more.
@@ -258,7 +260,8 @@ class MiniRAGRetriever(BaseRetriever):
         return {**overrides, "top_k": 2 * k, "token_budget": 10**9}
 
     def _to_documents(self, result: RetrievalResult) -> list[Document]:
-        return [Document(page_content=c.text, metadata=_chunk_metadata(c, result), id=c.doc_id)
+        # a chunk's own id: the chunks of one source document are distinct documents here
+        return [Document(page_content=c.text, metadata=_chunk_metadata(c, result), id=c.chunk_id)
                 for c in result.chunks]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,

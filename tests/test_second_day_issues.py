@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from minirag_core.indexing.manifest import SCHEMA_VERSION
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.interfaces.cli import build_parser
 from minirag_core.types import Document
@@ -210,7 +211,7 @@ def test_info_reads_the_manifest_and_graph_without_the_index_module(indexed):
              "assert 'minirag_core.indexing.index' not in sys.modules and 'bm25s' not in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["schema_version"] == 1
+    assert json.loads(done.stdout)["schema_version"] == SCHEMA_VERSION
 
 
 # 5. setup.sh: no setuptools notice on every run ------------------------------------------------------

@@ -19,8 +19,8 @@ Conditions: ``pinned`` (the default): torch on ``--threads`` threads, the ``--wo
 at its default workers (one per core; the pool's start-up counts in (a)'s time). With both,
 a table at the end sets each shape's figures under the two conditions beside each other.
 Model loads (torch, spaCy) happen once before the first timed run. After each (a) build, the
-first light-mode query is timed on its own: it embeds the relation vectors that only light mode
-searches (``indexing/relation_vectors.py``), the part of a build deferred until it is needed.
+first light-mode query is timed on its own (the build embedded the relation vectors it searches,
+``indexing/relation_vectors.py``; before that, this query embedded them).
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ def run_shape(shape: str, docs: list[Any], repeat: int, workers: list[int | None
               f"a/b ratio min {min(ratios):.2f}, median {statistics.median(ratios):.2f}")
         light = [r["first_light_query"] for r in runs[system]]
         out[system]["first_light_query"] = light
-        print(f"      then the first light-mode query (embeds the relation vectors): median "
+        print(f"      then the first light-mode query: median "
               f"{statistics.median(light):.1f} s; (a) with it / (b): median "
               f"{statistics.median([(m + q) / d for m, q, d in zip(mini, light, dense)]):.2f}")
     if len(workers) > 1:

@@ -105,13 +105,14 @@ def test_metadata_passthrough(retriever: MiniRAGRetriever) -> None:
     docs = retriever.invoke(LUNCH_Q)
     assert len(docs) == 5
     for doc in docs:
-        source = BY_ID[doc.id]
+        source = BY_ID[doc.metadata["doc_id"]]
         assert doc.page_content == source.page_content.strip()  # one chunk (token window) per session
         assert doc.metadata["source"] == source.metadata["source"]
         assert doc.metadata["session"] == source.metadata["session"]
         assert doc.page_content.startswith(f"Time: {doc.metadata['session']}")
-        assert doc.metadata["minirag_doc_id"] == doc.id
-        assert set(doc.metadata) == MINIRAG_KEYS | {"source", "session"}
+        assert doc.metadata["minirag_doc_id"] == doc.metadata["doc_id"]
+        assert doc.id == doc.metadata["minirag_chunk_id"]  # each chunk its own id
+        assert set(doc.metadata) == MINIRAG_KEYS | {"doc_id", "source", "session"}
     assert docs[0].metadata["session"] == "20260108_11:00"  # the lunch session ranks first
 
 
@@ -144,7 +145,7 @@ def test_user_keys_win_over_minirag_keys() -> None:
     r.add_documents([Document(page_content="Time: 20260120_10:00\nLiHua: Hi Adam!\nAdamSmith: Hello Li Hua!",
                               metadata={"minirag_score": "mine", "minirag_via": "user"}, id="collide")])
     docs = r.invoke("Adam")
-    mine = [d for d in docs if d.id == "collide"]
+    mine = [d for d in docs if d.metadata["doc_id"] == "collide"]
     assert len(mine) == 1
     assert mine[0].metadata["minirag_score"] == "mine" and mine[0].metadata["minirag_via"] == "user"
     assert mine[0].metadata["minirag_chunk_id"].startswith("chunk-")
@@ -230,7 +231,7 @@ def test_add_documents_and_delete_pass_through() -> None:
 
     assert r.delete(["20260106_1300"]) == ["20260106_1300"]
     docs = r.invoke("Adam broken water tap")
-    assert len(docs) == 3 and "20260106_1300" not in {d.id for d in docs}
+    assert len(docs) == 3 and "20260106_1300" not in {d.metadata["doc_id"] for d in docs}
     assert all("water tab in the apartment is broken" not in d.page_content for d in docs)
     assert r.delete(["no-such-doc"]) == []
 
@@ -240,8 +241,8 @@ def test_add_documents_and_delete_pass_through() -> None:
     assert ids[0].startswith("doc-") and ids[1] == "20260106_1300"
     assert r.add_documents([new]) == ids[:1]  # unchanged: skipped by the core, same id
     docs = r.invoke("Adam broken water tap")
-    assert {d.id for d in docs} == {"20260105_1100", "20260106_1300", "20260108_1900", "20260112_1000", ids[0]}
-    assert next(d for d in docs if d.id == ids[0]).metadata["session"] == "20260107_15:00"
+    assert {d.metadata["doc_id"] for d in docs} == {"20260105_1100", "20260106_1300", "20260108_1900", "20260112_1000", ids[0]}
+    assert next(d for d in docs if d.metadata["doc_id"] == ids[0]).metadata["session"] == "20260107_15:00"
 
     assert r.add_documents([Document(page_content="Time: 20260120_09:00\nLiHua: Hello!")], ids=["explicit"]) == [
         "explicit"]
@@ -257,9 +258,9 @@ async def test_async_paths(retriever: MiniRAGRetriever) -> None:
 
     r = small_retriever(k=10)
     assert await r.adelete("20260108_1900") == ["20260108_1900"]
-    assert "20260108_1900" not in {d.id for d in await r.ainvoke("light fixture")}
+    assert "20260108_1900" not in {d.metadata["doc_id"] for d in await r.ainvoke("light fixture")}
     assert await r.aadd_documents([BY_ID["20260108_1900"]]) == ["20260108_1900"]
-    assert "20260108_1900" in {d.id for d in await r.ainvoke("light fixture")}
+    assert "20260108_1900" in {d.metadata["doc_id"] for d in await r.ainvoke("light fixture")}
 
 
 # -- adapters -----------------------------------------------------------------------------------------
@@ -457,3 +458,37 @@ def test_from_documents_and_from_texts_leave_workers_to_the_index_default(monkey
         with pytest.raises(Stop):
             build(workers=3)
     assert seen == [None, 3, None, 3]
+
+
+# -- ids and counting (issue 45) ----------------------------------------------------------------------
+def test_each_chunk_has_its_own_id_and_names_its_document() -> None:
+    lines = [f"Speaker{i}: line {i} about the harbour lighthouse and the ferry timetable." for i in range(60)]
+    page = Document(page_content="\n".join(lines), id="long-page", metadata={"source": "page.txt"})
+    r = MiniRAGRetriever.from_documents([page], embeddings=DeterministicFakeEmbedding(size=48), k=4,
+                                        index_kwargs={"chunk_tokens": 120, "chunk_overlap": 10},
+                                        max_chunks_per_document=0)
+    docs = r.invoke("harbour lighthouse ferry")
+    assert len(docs) == 4
+    assert len({d.id for d in docs}) == 4  # not the page's id four times
+    assert all(d.id == d.metadata["minirag_chunk_id"] and d.metadata["doc_id"] == "long-page" for d in docs)
+
+
+def test_counting_chunks_lists_no_chunk_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    r = small_retriever(k=10)
+    store, listed = r.index.graph_store, []
+    real_chunk_ids = store.chunk_ids
+
+    def counted() -> list[str]:
+        listed.append(1)
+        return real_chunk_ids()
+
+    monkeypatch.setattr(store, "chunk_ids", counted)
+    assert len(r.invoke("Adam broken water tap")) == 4  # the first query may build the lexical index
+    listed.clear()
+    for question in ("Adam broken water tap", "light fixture", "lunch downtown"):
+        assert len(r.invoke(question)) == 4
+    assert not listed  # no query listed every chunk id to count them
+    r.delete(["20260106_1300"])  # the count follows writes
+    assert len(r.invoke("Adam broken water tap")) == 3
+    r.add_documents([BY_ID["20260107_1500"], BY_ID["20260106_1300"]])
+    assert len(r.invoke("Adam broken water tap")) == 5 == r.index.chunk_count()

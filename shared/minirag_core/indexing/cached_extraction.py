@@ -36,7 +36,8 @@ def cached_results(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk
 
 def store_results(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk],
                   results: list[ExtractionResult | None]) -> None:
-    """Cache the results of ``chunks`` (a failed chunk's None is not cached: a re-run tries again)."""
+    """Cache the results of ``chunks`` (a failed chunk's None is not cached: the index records the
+    chunk, ``indexing/failed_chunks.py``, and its next write tries again)."""
     name = cache_identity(extractor) if chunks else ""
     for chunk, result in zip(chunks, results):
         if result is not None:

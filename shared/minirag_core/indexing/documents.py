@@ -23,14 +23,19 @@ class InsertReport:
     rejected: dict[str, str] = field(default_factory=dict)  # document id or position -> reason
     chunks: int = 0
     unparsed_records: int = 0
-    #: chunks the extractor failed on (chunk id -> document id): indexed without entities
+    #: chunks the extractor failed on (chunk id -> document id): indexed without entities, retried by the next write
     failed_chunks: dict[str, str] = field(default_factory=dict)
+    #: chunks that had failed before and were extracted by this write (chunk id -> document id)
+    retried_chunks: dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         text = (f"{len(self.inserted)} inserted, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
                 f"{len(self.rejected)} rejected, {self.chunks} new chunks")
+        if self.retried_chunks:
+            text += f", {len(self.retried_chunks)} chunks that had failed extracted now"
         if self.failed_chunks:
-            text += f", {len(self.failed_chunks)} chunks without entities (extraction failed; see the log)"
+            text += (f", {len(self.failed_chunks)} chunks without entities (extraction failed; see the log; "
+                     "the next write tries them again)")
         return text + "".join(f"\n  rejected {k}: {v}" for k, v in self.rejected.items())
 
 

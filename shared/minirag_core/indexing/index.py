@@ -9,10 +9,10 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from minirag_core.graph import heterogeneous as graph_ops
-from minirag_core.graph.aliases import consolidate_for_store as consolidate_aliases
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from minirag_core.indexing.default_models import default_models
+from minirag_core.indexing.failed_chunks import FAILED_FILE, FailedChunks, retry_failed
+from minirag_core.indexing.graph_writes import add_extracted, remove_documents
 from minirag_core.indexing.batching import INSERT_BATCH_CHUNKS, Entry, batch_chunks, iter_batches
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
 from minirag_core.concurrency import ReadWriteLock
@@ -20,12 +20,14 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
-from minirag_core.indexing.manifest import IndexSettingsMismatch, check_manifest, manifest
+from minirag_core.indexing.manifest import (IndexSettingsMismatch, check_manifest, manifest, mark_migrated,
+                                           rebuild_command)
 from minirag_core.indexing.progress import InsertProgress
-from minirag_core.indexing.relation_vectors import MARKER_FILE, RelationVectorPolicy, embed_relation_vectors
-from minirag_core.indexing.workers import IndexWorkers, PrecomputedEmbedder, Prepared
+from minirag_core.indexing.relation_vectors import (MARKER_FILE, RelationVectorPolicy, embed_relation_vectors,
+                                                    noted_if_incomplete)
+from minirag_core.indexing.workers import IndexWorkers, Prepared
 from minirag_core.search.lexical import TOKENISER_KEY, tokenize
-from minirag_core.search.graph_vectors import expected_vector_ids, repair_vectors, sync_vectors
+from minirag_core.search.graph_vectors import expected_vector_ids, reembed_changed_chunks, repair_vectors
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
@@ -33,12 +35,12 @@ from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.pipeline import check_mode, retrieve
 from minirag_core.retrieval.settings import RetrievalSettings
-from minirag_core.storage.base import Change, GraphStore, VectorStore
+from minirag_core.storage.base import GraphStore, VectorStore
 from minirag_core.storage.graph_stores import open_graph_store
 from minirag_core.storage.token_cache import TokenCache
-from minirag_core.types import Document, ExtractionResult, QueryMapping, RetrievalResult
+from minirag_core.types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from minirag_core.indexing.workdir_lock import WorkdirLock
-from minirag_core.search.vectors import CHUNKS, VectorIndex
+from minirag_core.search.vectors import VectorIndex
 
 __all__ = ["Answer", "CoreSources", "DocumentRecord", "IndexSettingsMismatch", "MiniRAGIndex"]
 
@@ -61,9 +63,8 @@ class MiniRAGIndex:
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
     this process writes, with the same result (``indexing/workers.py``); by default one per core,
     but not for an insert too small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors,
-    which only light mode searches, are embedded on the first light-mode query and kept current
-    from then on; ``index_relations=True`` embeds them from the first write, ``False`` never
-    (``indexing/relation_vectors.py``)."""
+    which only light mode searches, are embedded while indexing (``index_relations=True``) or
+    never (``False``); a query takes no lock and writes nothing (``indexing/relation_vectors.py``)."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -71,7 +72,7 @@ class MiniRAGIndex:
                  chroma_url: str | None = None, graph_store: GraphStore | None = None, falkordb_url: str | None = None,
                  graph_backend: str | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
-                 index_relations: bool | None = None, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                 index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None, workers: int | None = None,
                  worker_backend: str = "process") -> None:
         self.workdir = Path(workdir) if workdir is not None else None
@@ -87,7 +88,7 @@ class MiniRAGIndex:
         self.settings = settings or RetrievalSettings()
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
-        check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
+        migrations = check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
@@ -100,12 +101,17 @@ class MiniRAGIndex:
         self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
         self.vectors = VectorIndex(vector_store, embedder)
         self._relations = RelationVectorPolicy(index_relations, self._path(MARKER_FILE), self.vectors)
+        self._failed = FailedChunks(self._path(FAILED_FILE))
+        self._retried: dict[str, str] = {}  # chunk id -> document id, extracted by this write's retry
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
         self.token_cache = TokenCache(tokens_path, TOKENISER_KEY) if tokens_path is not None else None
         self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
+        self._chunk_count: int | None = None
         self._process_lock = WorkdirLock(self.workdir, lock_timeout) if self.workdir is not None else None
+        if migrations:
+            self._migrate(migrations)
         # not while another process writes: mid-write, graph and vectors differ by design
         if self._process_lock is None or self._process_lock.try_acquire():
             try:
@@ -119,6 +125,7 @@ class MiniRAGIndex:
         """Hold the workdir's inter-process write lock, first catching up with what another
         process wrote since this one read the graph (so no writer overwrites another's work)."""
         if self._process_lock is None:
+            self._retry_failed_chunks()
             yield
             return
         with self._process_lock:
@@ -128,24 +135,32 @@ class MiniRAGIndex:
             if embed_relations:
                 self._embed_relation_vectors()
             mark_writing(self._path(STATE_FILE))
+            self._retry_failed_chunks()
             yield
             with self._rw.write():
                 self.graph_store.settle()
             mark_clean(self._path(STATE_FILE), self.vectors.store)
 
+    def _migrate(self, migrations: tuple[str, ...]) -> None:
+        """Bring a workdir of an older schema up to this one (``indexing/manifest.py``), under
+        the write lock; one that cannot be written is refused with the command that rebuilds it."""
+        try:
+            with self._writing():
+                if "chunk_vectors" in migrations:
+                    with self._rw.write():
+                        count = reembed_changed_chunks(self.graph_store, self.vectors)
+                        self._after_write()
+                    logger.warning("%s: chunk vectors of an older schema; %d embedded again", self.workdir, count)
+                mark_migrated(self.workdir)
+        except OSError as exc:
+            raise IndexSettingsMismatch(f"{self.workdir} is of an older schema and could not be brought up to date "
+                                        f"({exc}). Open it once where it can be written, or rebuild it: "
+                                        f"{rebuild_command(self.workdir)}") from exc
+
     @property
     def index_relations(self) -> bool:
         """Whether writes embed relation vectors now (light mode's; ``indexing/relation_vectors.py``)."""
         return self._relations.kept
-
-    def _ensure_relation_vectors(self) -> None:
-        """Light mode searches relation vectors: with ``index_relations=None`` its first query
-        embeds them, and every later write keeps them current."""
-        if not self._relations.due_for_light_mode:
-            return
-        with self._writing():
-            if self._relations.due_for_light_mode:  # another process may have embedded them meanwhile
-                self._embed_relation_vectors()
 
     def _embed_relation_vectors(self) -> None:
         with self._rw.write():
@@ -208,6 +223,15 @@ class MiniRAGIndex:
     def stats(self) -> dict[str, int]:
         return {"documents": len(self._documents), **self.graph_store.stats()}
 
+    def chunk_count(self) -> int:
+        """How many chunks the index holds: counted by the store once, then kept until a write
+        (here, or one another process made that this one read) changes the graph."""
+        count = self._chunk_count
+        if count is None:
+            with self._rw.read():
+                count = self._chunk_count = self.graph_store.count_chunks()
+        return count
+
     # -- writes -------------------------------------------------------------------------------
     def insert(self, documents: Iterable[DocumentInput], *, show_progress: bool | None = None) -> InsertReport:
         """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks
@@ -218,7 +242,7 @@ class MiniRAGIndex:
 
     def _insert(self, documents: Iterable[DocumentInput], show_progress: bool | None) -> InsertReport:
         accepted, rejected = validate_documents(documents, max_bytes=self.max_document_bytes)
-        report = InsertReport(rejected=rejected)
+        report = InsertReport(rejected=rejected, retried_chunks=dict(self._retried))
         for key, reason in rejected.items():
             logger.warning("document %s rejected: %s", key, reason)
         pending: list[tuple[Document, str]] = []
@@ -251,65 +275,41 @@ class MiniRAGIndex:
         False until a document's last piece; an unfinished one has no hash, so a re-run redoes it)."""
         chunks = batch_chunks(batch)
         found = prepared.extractions
-        for chunk, extraction in zip(chunks, found):
-            if extraction is None:
-                report.failed_chunks[chunk.id] = chunk.doc_id
+        failed = [chunk for chunk, extraction in zip(chunks, found) if extraction is None]
+        for chunk in failed:
+            report.failed_chunks[chunk.id] = chunk.doc_id
+        # recorded before the graph is saved: the next write retries them (``indexing/failed_chunks.py``)
+        self._failed.update(failed, [c.id for c, e in zip(chunks, found) if e is not None])
         extractions = [e if e is not None else ExtractionResult() for e in found]
-        entity_ids: set[str] = set()
-        edge_ids: set[tuple[str, str]] = set()
-        for extraction in extractions:
-            found_entities, found_edges = graph_ops.extraction_ids(extraction)
-            entity_ids |= found_entities
-            edge_ids |= found_edges
-        with self._rw.write():
-            g = self.graph_store.working_graph([c.id for c in chunks], entity_ids, edge_ids)
-            touched_entities: set[str] = set()
-            touched_edges: set[tuple[str, str]] = set()
-            for chunk, extraction in zip(chunks, extractions):
-                graph_ops.add_chunk(g, chunk, extraction)
-                for neighbour in g.neighbors(chunk.id):
-                    touched_entities.add(neighbour)
-                touched_edges.update(tuple(e) for e in g.nodes[chunk.id]["relations"])
-            for document, digest, doc_chunks, complete in batch:
-                self.registry.add_chunks(document.id, [c.id for c in doc_chunks], digest if complete else "",
-                                         document.metadata)
-            moved = consolidate_aliases(self.graph_store, g, touched_entities, [c.id for c in chunks])
-            touched_entities |= moved.entities
-            touched_edges |= moved.edges
-            if prepared.vectors:  # what a worker embedded is not embedded again
-                self.vectors.embedder = PrecomputedEmbedder(self.embedder, prepared.vectors)
-            try:
-                sync_vectors(g, self.vectors, touched_entities, touched_edges, {c.id for c in chunks} | moved.chunks,
-                             index_relations=self.index_relations)
-            finally:
-                self.vectors.embedder = self.embedder
-            added = None if moved.entities or moved.chunks or moved.edges else [c.id for c in chunks]  # moves: whole
-            self.graph_store.save(Change([c.id for c in chunks] + sorted(moved.chunks) + sorted(touched_entities),
-                                         touched_edges | moved.mentions, {"documents": [d.id for d, _, _, _ in batch]},
-                                         added_chunks=added))
-            self._after_write()
+        self._add_extracted(chunks, extractions, batch, prepared.vectors)
         if self.token_cache is not None:  # after the save: a crash before leaves them to the first query
             self.token_cache.put(dict(zip([c.id for c in chunks], tokenize([c.text for c in chunks]))))
         report.chunks += len(chunks)
         report.unparsed_records += sum(e.unparsed_records for e in extractions)
 
+    def _add_extracted(self, chunks: list[Chunk], extractions: list[ExtractionResult], batch: list[Entry],
+                       vectors: dict[str, Any]) -> None:
+        with self._rw.write():
+            add_extracted(self.graph_store, self.vectors, self.embedder, self.registry, chunks, extractions, batch,
+                          vectors, index_relations=self.index_relations)
+            self._after_write()
+
+    def _retry_failed_chunks(self) -> None:
+        """Extract again the chunks whose extraction failed before (recorded in the workdir) and
+        put what they yield into the graph; those failing again stay recorded for the next write."""
+        done = retry_failed(self._failed, self.graph_store, self.workers.extract_here)
+        if done:
+            self._add_extracted([c for c, _ in done], [e for _, e in done], [], {})
+            self._failed.discard([c.id for c, _ in done])
+        self._retried = {c.id: c.doc_id for c, _ in done}
+
     def delete(self, doc_ids: str | Sequence[str]) -> list[str]:
         """Remove documents and everything only they contributed; returns the ids removed."""
         ids = [doc_ids] if isinstance(doc_ids, str) else list(dict.fromkeys(doc_ids))  # an id named twice: once
         with self._writing(), self._rw.write():
-            registry = self.registry
-            removed = [d for d in ids if d in registry]
-            chunk_ids = [c for d in removed for c in registry.chunk_ids(d)]
-            g = self.graph_store.working_graph(chunk_ids)
-            entities, edges = graph_ops.remove_chunks(g, chunk_ids)
-            moved = consolidate_aliases(self.graph_store, g, entities)
-            for d in removed:
-                registry.remove(d)
-            self.vectors.delete(CHUNKS, chunk_ids)
-            sync_vectors(g, self.vectors, entities | moved.entities, edges | moved.edges, moved.chunks,
-                         index_relations=self.index_relations)
-            self.graph_store.save(Change(chunk_ids + sorted(moved.chunks) + sorted(entities | moved.entities),
-                                         edges | moved.edges | moved.mentions, {"documents": removed}))
+            removed, chunk_ids = remove_documents(self.graph_store, self.vectors, self.registry, ids,
+                                                  index_relations=self.index_relations)
+            self._failed.discard(chunk_ids)
             self._after_write()
             if self.token_cache is not None:
                 self.token_cache.drop(chunk_ids)
@@ -318,6 +318,7 @@ class MiniRAGIndex:
     def _after_write(self) -> None:
         self.graph_store.changed()
         self._type_pool = None
+        self._chunk_count = None
         self.sources.invalidate()
         release_freed_memory(TRIM_AFTER_GROWTH_BYTES)  # else a long build's RSS keeps every batch's freed buffers
 
@@ -370,17 +371,13 @@ class MiniRAGIndex:
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
         settings = self._plan(query, mode, overrides)
-        if mode == "light":
-            self._ensure_relation_vectors()
         mapping = None if mode == "naive" else self.map_query(query)
-        return self._retrieve(query, mode, mapping, settings)
+        return noted_if_incomplete(self._relations, self._retrieve(query, mode, mapping, settings))
 
     async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         settings = self._plan(query, mode, overrides)
-        if mode == "light":
-            await asyncio.to_thread(self._ensure_relation_vectors)
         mapping = None if mode == "naive" else await self.amap_query(query)
-        return await asyncio.to_thread(self._retrieve, query, mode, mapping, settings)
+        return noted_if_incomplete(self._relations, await asyncio.to_thread(self._retrieve, query, mode, mapping, settings))
 
     def _plan(self, query: str, mode: str, overrides: dict[str, Any]) -> RetrievalSettings:
         if not isinstance(query, str) or not query.strip():

@@ -1,11 +1,12 @@
-"""Light mode's relation vectors, embedded once something needs them.
+"""Light mode's relation vectors, embedded while indexing.
 
 Only light mode searches relation vectors (mini ranks chunks by the graph's paths, naive by
-chunk vectors), and one vector per stated relation costs a fifth to a third of an offline
-build (``benchmarks/scale/bench_ingest.py``). So an index keeps them from the moment it is
-asked to: ``index_relations=True`` from the first write, ``None`` (the default) from the first
-light-mode query, ``False`` never. A marker file in the workdir records that they are kept, so
-every later write, in any process, embeds the relations it adds.
+chunk vectors); one vector per stated relation costs a share of an offline build
+(``benchmarks/scale/bench_ingest.py``). Writes embed them (``index_relations=True``, the default)
+or never (``False``); a query never does (it takes no lock and writes nothing), so a light query
+on a workdir whose relation vectors are not complete answers from those it has and says so in
+its notes. A marker file in the workdir records whether they are kept current, so a write with
+``True`` after one with ``False`` embeds what that one left out.
 """
 
 from __future__ import annotations
@@ -15,16 +16,21 @@ from pathlib import Path
 from minirag_core.search.graph_vectors import relations_with_vectors, sync_vectors
 from minirag_core.search.vectors import RELATIONS, VectorIndex
 from minirag_core.storage.base import Change, GraphStore, atomic_write_json, read_json
+from minirag_core.types import RetrievalResult
 
 MARKER_FILE = "relation_vectors.json"
+INCOMPLETE_NOTE = ("light mode searched the relation vectors this index has, not all it needs: the last write kept "
+                   "none current (index_relations=False, or an index built before writes embedded them); the next "
+                   "write with index_relations=True (the default), e.g. `minirag index` on the same files, embeds them")
 
 
 class RelationVectorPolicy:
-    """Whether this index keeps relation vectors now (``kept``), and whether it should start to."""
+    """Whether writes keep relation vectors current (``kept``), and whether those stored are
+    complete (``complete``: the marker, read without writing)."""
 
-    def __init__(self, wanted: bool | None, marker: Path | None, vectors: VectorIndex) -> None:
-        if wanted not in (True, False, None):
-            raise ValueError(f"index_relations must be True, False or None, not {wanted!r}")
+    def __init__(self, wanted: bool, marker: Path | None, vectors: VectorIndex) -> None:
+        if wanted not in (True, False):
+            raise ValueError(f"index_relations must be True or False, not {wanted!r}")
         self.wanted = wanted
         self._marker = marker
         self._vectors = vectors
@@ -32,30 +38,34 @@ class RelationVectorPolicy:
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the marker again (another process may have started keeping them). A workdir
-        built before the marker existed kept them if it holds any."""
+        """Read the marker again (another process may have written since). A workdir built
+        before the marker existed kept them if it holds any."""
         if self._marker is None:
             return
         found = read_json(self._marker, None) if self._marker.exists() else None
-        if found is None and self._vectors.store.count(RELATIONS) > 0:
-            self.mark_kept()
+        if found is None:
+            self._marked = self._vectors.store.count(RELATIONS) > 0
             return
         self._marked = bool(isinstance(found, dict) and found.get("kept"))
 
     @property
     def kept(self) -> bool:
         """Whether writes embed the relations they add."""
-        return self.wanted is not False and (self.wanted is True or self._marked)
+        return self.wanted
 
     @property
-    def due_for_light_mode(self) -> bool:
-        """A light-mode query must embed them first."""
-        return self.wanted is None and not self._marked
+    def complete(self) -> bool:
+        """Whether every relation that gets a vector has one (as of the last write). Without a
+        workdir, this process made every write: complete when it keeps them."""
+        if self._marker is None:
+            return self.wanted
+        self.refresh()
+        return self._marked
 
     def at_write(self) -> bool:
         """Before a write (under the workdir lock): read the marker, and say whether the relation
         vectors must be embedded first. A write that will not keep them current (``False``)
-        says so in the marker, so that the next light query embeds what it left out."""
+        says so in the marker, so that the next write that does embeds what it left out."""
         self.refresh()
         if self.wanted is False and self._marked:
             self._mark(False)
@@ -90,3 +100,11 @@ def embed_relation_vectors(graph_store: GraphStore, vectors: VectorIndex) -> int
     if changed:
         graph_store.save(Change((), changed))
     return len(changed)
+
+
+def noted_if_incomplete(policy: RelationVectorPolicy, result: RetrievalResult) -> RetrievalResult:
+    """``result``, noting when light mode searched incomplete relation vectors (a query does not
+    embed them)."""
+    if result.mode == "light" and not policy.complete:
+        result.notes.append(INCOMPLETE_NOTE)
+    return result

@@ -33,11 +33,12 @@ class WorkdirLock:
         self._lock.release()
 
     def try_acquire(self) -> bool:
-        """Take the lock only if it is free now (for optional work such as repair on open)."""
+        """Take the lock only if it is free now (for optional work such as repair on open); not
+        taken on a workdir this process cannot write (read-only: a reader's, with nothing to do)."""
         try:
             self._lock.acquire(timeout=0)
             return True
-        except Timeout:
+        except (Timeout, OSError):
             return False
 
     def release(self) -> None:

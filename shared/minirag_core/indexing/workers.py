@@ -14,7 +14,6 @@ other batch shapes (cosine >= 0.99999 per vector).
 
 from __future__ import annotations
 
-import os
 from collections import deque
 import weakref
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar

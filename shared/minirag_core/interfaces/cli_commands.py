@@ -85,8 +85,11 @@ def _summary(report: Any, skipped_files: int, recoded: int) -> str:
             f"{skipped} skipped{' (listed above)' if skipped else ''}, {report.chunks} new chunks")
     if recoded:
         text += f"; {recoded} file{'s' * (recoded > 1)} read from a charset other than UTF-8 (noted above)"
+    if report.retried_chunks:
+        text += f"; {len(report.retried_chunks)} chunks whose extraction had failed extracted now"
     if report.failed_chunks:
-        text += f"; {len(report.failed_chunks)} chunks without entities (extraction failed; see the log)"
+        text += (f"; {len(report.failed_chunks)} chunks without entities (extraction failed; see the log; "
+                 "the next run tries them again, `minirag info` lists them)")
     return text
 
 
@@ -157,6 +160,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
     """Settings, sizes and schema version, read from the manifest and the graph only (no
     embedding model, no vector store)."""
+    from minirag_core.indexing.failed_chunks import FAILED_FILE
     from minirag_core.retrieval.settings import RetrievalSettings
     from minirag_core.storage.base import read_json
     from minirag_core.storage.graph_stores import open_graph_store
@@ -169,8 +173,10 @@ def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
         graph = open_graph_store(workdir, falkordb_url)
     except (StoreMismatch, StoreUnreachable) as exc:  # not the index module: info starts in a third less
         raise as_cli_error(exc) from exc
+    failed = read_json(workdir / FAILED_FILE, {})  # chunks without entities until a write extracts them
     return {"workdir": str(workdir.resolve()), **manifest,  # the manifest holds the schema version
             "documents": len(graph.documents()), **graph.stats(),
+            "failed_chunks": {c: r.get("doc_id", "") for c, r in failed.items()} if isinstance(failed, dict) else {},
             "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
             "retrieval_settings": RetrievalSettings().to_dict()}
 

@@ -88,7 +88,8 @@ def create_app(index: Any, *, token: str | None = None, allowed_hosts: Sequence[
 
         report = _write(lambda: index.insert([Document(d.id, d.text, d.metadata) for d in request.documents]))
         return {"inserted": report.inserted, "updated": report.updated, "unchanged": report.unchanged,
-                "rejected": report.rejected, "chunks": report.chunks, "failed_chunks": report.failed_chunks}
+                "rejected": report.rejected, "chunks": report.chunks, "failed_chunks": report.failed_chunks,
+                "retried_chunks": report.retried_chunks}
 
     @app.post("/delete", dependencies=guarded, summary="remove documents by id")
     def delete(request: DeleteRequest) -> dict[str, Any]:

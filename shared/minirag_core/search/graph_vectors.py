@@ -81,6 +81,24 @@ def sync_vectors(g: nx.Graph, vectors: VectorIndex, entities: Iterable[str], edg
     _upsert(vectors, CHUNKS, [item for item in chunks if stored.get(item[0]) != item[1]])  # keeps its vectors
 
 
+def reembed_changed_chunks(graph_store: GraphStore, vectors: VectorIndex, batch: int = 512) -> int:
+    """Embed again every chunk whose stored vector text differs from the text it is embedded as
+    now (after the ranking text changed: ``indexing/manifest.py``); the number re-embedded. A
+    store that keeps no texts has every chunk re-embedded. The caller holds the write locks."""
+    ids = graph_store.chunk_ids()
+    changed = 0
+    for start in range(0, len(ids), batch):
+        part = ids[start:start + batch]
+        g = graph_store.working_graph(part)
+        stored = vectors.stored_texts(CHUNKS, part)
+        items = [(c, text, {"doc_id": g.nodes[c]["doc_id"]}) for c in part
+                 if stored.get(c) != (text := chunk_vector_text(g, c))]
+        vectors.delete_windows([c for c, _, _ in items])  # the new text may need fewer windows
+        _upsert(vectors, CHUNKS, items)
+        changed += len(items)
+    return changed
+
+
 def expected_vector_ids(graph_store: GraphStore, *, index_relations: bool) -> dict[str, set[str]]:
     """The ids each collection must hold to agree with the graph."""
     expected = {CHUNKS: set(graph_store.chunk_ids()), ENTITIES: set(graph_store.entity_ids())}

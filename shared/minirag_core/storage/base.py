@@ -116,6 +116,9 @@ class GraphStore(GraphView, Protocol):
 
     def entity_ids(self) -> list[str]: ...
 
+    def count_chunks(self) -> int:
+        """How many chunks the graph holds (counted by the store: no id is listed)."""
+
     def relation_keywords(self) -> Mapping[tuple[str, str], str]:
         """Every relation edge ``(u, v)`` with ``u < v``, with its keywords."""
 

@@ -337,6 +337,9 @@ class FalkorDBGraphStore:
     def chunk_ids(self) -> list[str]:
         return sorted(row[0] for row in self._q("MATCH (c:Chunk) RETURN c.id"))
 
+    def count_chunks(self) -> int:
+        return int(self._q("MATCH (c:Chunk) RETURN count(c)")[0][0])
+
     def entity_ids(self) -> list[str]:
         return sorted(row[0] for row in self._q("MATCH (e:Entity) RETURN e.id"))
 
@@ -355,7 +358,7 @@ class FalkorDBGraphStore:
 
     def stats(self) -> dict[str, int]:
         count = lambda q: int(self._q(q)[0][0])  # noqa: E731
-        return {"chunks": count("MATCH (c:Chunk) RETURN count(c)"),
+        return {"chunks": self.count_chunks(),
                 "entities": count("MATCH (e:Entity) RETURN count(e)"),
                 "relations": count("MATCH (:Entity)-[r:RELATION]->(:Entity) RETURN count(r)"),
                 "mentions": count("MATCH (:Entity)-[r:MENTION]->(:Chunk) RETURN count(r)")}

@@ -222,6 +222,10 @@ class NetworkXGraphStore:
         with self.lock:
             return sorted(n for n, kind in self.graph.nodes(data="kind") if kind == CHUNK)
 
+    def count_chunks(self) -> int:
+        with self.lock:
+            return sum(1 for _, kind in self.graph.nodes(data="kind") if kind == CHUNK)
+
     def entity_ids(self) -> list[str]:
         with self.lock:
             return sorted(n for n, kind in self.graph.nodes(data="kind") if kind == ENTITY)

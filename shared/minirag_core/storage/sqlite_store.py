@@ -364,6 +364,9 @@ class SQLiteGraphStore:
     def chunk_ids(self) -> list[str]:
         return sorted(i for (i,) in self._rows("SELECT id FROM nodes WHERE kind = 'chunk'"))
 
+    def count_chunks(self) -> int:
+        return int(self._rows("SELECT count(*) FROM nodes WHERE kind = 'chunk'")[0][0])
+
     def entity_ids(self) -> list[str]:
         return sorted(i for (i,) in self._rows("SELECT id FROM nodes WHERE kind = 'entity'"))
 
@@ -386,7 +389,7 @@ class SQLiteGraphStore:
 
     def stats(self) -> dict[str, int]:
         count = lambda q: int(self._rows(q)[0][0])  # noqa: E731
-        return {"chunks": count("SELECT count(*) FROM nodes WHERE kind = 'chunk'"),
+        return {"chunks": self.count_chunks(),
                 "entities": count("SELECT count(*) FROM nodes WHERE kind = 'entity'"),
                 "relations": count("SELECT count(*) FROM relations"),
                 "mentions": count("SELECT count(*) FROM mentions")}

@@ -1,4 +1,5 @@
-"""Relation vectors (light mode's) are embedded once asked for, and kept current from then on."""
+"""Relation vectors (light mode's) are embedded while indexing and kept current; a query never
+embeds them, and says so when those it searched are not complete."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from index_state import _assert_same_vectors, _graph_state, _vector_state
 from minirag_core.indexing.index import MiniRAGIndex
-from minirag_core.indexing.relation_vectors import MARKER_FILE
+from minirag_core.indexing.relation_vectors import INCOMPLETE_NOTE, MARKER_FILE
 from minirag_core.search.graph_vectors import relations_with_vectors
 from minirag_core.search.vectors import RELATIONS
 from minirag_core.types import Document
@@ -44,49 +45,47 @@ def _light(index: MiniRAGIndex) -> list[tuple[str, float]]:
     return [(c.chunk_id, round(c.score, 5)) for c in index.query(QUESTION, mode="light").chunks]
 
 
-def test_first_light_query_embeds_them_and_later_writes_keep_them(tmp_path, embedder, facts):
-    index = MiniRAGIndex(tmp_path / "lazy", embedder=embedder)
+def test_writes_embed_them_and_keep_them_current(tmp_path, embedder, facts):
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
     index.insert(facts[:6])
-    assert _expected(index) and not _relation_ids(index) and not index.index_relations
-    index.query(QUESTION)  # mini and naive search no relation vectors
-    index.query(QUESTION, mode="naive")
-    assert not _relation_ids(index)
-
-    eager = MiniRAGIndex(tmp_path / "eager", embedder=embedder, index_relations=True)
-    eager.insert(facts[:6])
-    assert _light(index) == _light(eager)
-    assert _relation_ids(index) == _expected(index) and index.index_relations
-    assert (tmp_path / "lazy" / MARKER_FILE).exists()
+    assert index.index_relations and _expected(index) and _relation_ids(index) == _expected(index)
+    assert (tmp_path / "wd" / MARKER_FILE).exists()
+    result = index.query(QUESTION, mode="light")
+    assert result.chunks and INCOMPLETE_NOTE not in result.notes
 
     index.insert(facts[6:9])
-    eager.insert(facts[6:9])
     assert _relation_ids(index) == _expected(index)
-    reopened = MiniRAGIndex(tmp_path / "lazy", embedder=embedder)  # another process: the marker says kept
-    assert reopened.index_relations
+    reopened = MiniRAGIndex(tmp_path / "wd", embedder=embedder)  # another process
     reopened.delete(facts[0].id)
     reopened.insert(facts[9:11])
-    eager.delete(facts[0].id)
-    eager.insert(facts[9:11])
     assert _relation_ids(reopened) == _expected(reopened)
-    assert _graph_state(reopened) == _graph_state(eager)
-    _assert_same_vectors(_vector_state(reopened), _vector_state(eager))
+    one_shot = MiniRAGIndex(tmp_path / "one-shot", embedder=embedder)
+    one_shot.insert(facts[1:11])
+    assert _graph_state(reopened) == _graph_state(one_shot)
+    _assert_same_vectors(_vector_state(reopened), _vector_state(one_shot))
+    assert _light(reopened) == _light(one_shot)
 
 
-async def test_async_light_query_embeds_them_too(embedder, facts):
-    index = MiniRAGIndex(embedder=embedder)  # no workdir: kept in memory
-    index.insert(facts[:4])
-    assert not _relation_ids(index)
-    result = await index.aquery(QUESTION, mode="light")
-    assert result.chunks and _relation_ids(index) == _expected(index)
+async def test_async_light_query_notes_what_it_lacks(embedder, facts):
+    kept = MiniRAGIndex(embedder=embedder)  # no workdir: kept in memory
+    kept.insert(facts[:4])
+    assert _relation_ids(kept) == _expected(kept)
+    assert INCOMPLETE_NOTE not in (await kept.aquery(QUESTION, mode="light")).notes
+    never = MiniRAGIndex(embedder=embedder, index_relations=False)
+    never.insert(facts[:4])
+    result = await never.aquery(QUESTION, mode="light")
+    assert result.chunks and INCOMPLETE_NOTE in result.notes and not _relation_ids(never)
 
 
-def test_asking_for_them_on_a_workdir_built_without_embeds_them_all(tmp_path, embedder, facts):
-    MiniRAGIndex(tmp_path / "wd", embedder=embedder).insert(facts[:5])
-    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder, index_relations=True)
-    assert not _relation_ids(index)
+def test_a_workdir_built_without_them_gets_them_at_the_next_write_not_from_a_query(tmp_path, embedder, facts):
+    MiniRAGIndex(tmp_path / "wd", embedder=embedder, index_relations=False).insert(facts[:5])
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    result = index.query(QUESTION, mode="light")
+    assert result.chunks and INCOMPLETE_NOTE in result.notes and not _relation_ids(index)
     index.insert(facts[5:6])  # the first write embeds the relations of the first five too
     assert _relation_ids(index) == _expected(index)
     assert len(_expected(index)) > len(_expected_of(facts[5:6], tmp_path, embedder))
+    assert INCOMPLETE_NOTE not in index.query(QUESTION, mode="light").notes
 
 
 def _expected_of(docs, tmp_path, embedder) -> set[str]:
@@ -98,14 +97,14 @@ def _expected_of(docs, tmp_path, embedder) -> set[str]:
 def test_false_never_embeds_them_and_old_workdirs_keep_theirs(tmp_path, embedder, facts):
     never = MiniRAGIndex(tmp_path / "never", embedder=embedder, index_relations=False)
     never.insert(facts[:3])
-    never.query(QUESTION, mode="light")
+    assert INCOMPLETE_NOTE in never.query(QUESTION, mode="light").notes
     assert not _relation_ids(never) and not (tmp_path / "never" / MARKER_FILE).exists()
 
     built = MiniRAGIndex(tmp_path / "old", embedder=embedder, index_relations=True)
     built.insert(facts[:3])
     (tmp_path / "old" / MARKER_FILE).unlink()  # a workdir from before the marker
     reopened = MiniRAGIndex(tmp_path / "old", embedder=embedder)
-    assert reopened.index_relations
+    assert INCOMPLETE_NOTE not in reopened.query(QUESTION, mode="light").notes  # it holds them all
     reopened.insert(facts[3:5])
     assert _relation_ids(reopened) == _expected(reopened)
 
@@ -115,14 +114,15 @@ def test_index_relations_must_be_a_bool_or_none(embedder):
         MiniRAGIndex(embedder=embedder, index_relations="yes")
 
 
-def test_a_process_that_does_not_keep_them_hands_them_back_to_light_mode(tmp_path, embedder, facts):
+def test_a_process_that_does_not_keep_them_hands_them_back_to_the_next_writer(tmp_path, embedder, facts):
     keeper = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
     keeper.insert(facts[:4])
-    keeper.query(QUESTION, mode="light")
     assert _relation_ids(keeper) == _expected(keeper)
     MiniRAGIndex(tmp_path / "wd", embedder=embedder, index_relations=False).insert(facts[4:])  # adds relations
     reopened = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
     assert _relation_ids(reopened) < _expected(reopened)
-    assert not reopened.index_relations  # the marker says they were not kept current
-    reopened.query(QUESTION, mode="light")
-    assert _relation_ids(reopened) == _expected(reopened) and reopened.index_relations
+    assert INCOMPLETE_NOTE in reopened.query(QUESTION, mode="light").notes  # the marker says not kept current
+    assert _relation_ids(reopened) < _expected(reopened)  # a query embeds nothing
+    reopened.delete("no-such-document")  # any write
+    assert _relation_ids(reopened) == _expected(reopened)
+    assert INCOMPLETE_NOTE not in reopened.query(QUESTION, mode="light").notes

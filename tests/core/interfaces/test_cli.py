@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from minirag_core.indexing.manifest import SCHEMA_VERSION
 from minirag_core.interfaces.cli import main
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "lihuaworld_sample"
@@ -27,7 +28,7 @@ def test_index_summary_and_info(workdir, capsys):
     assert main(["info", "--workdir", str(workdir)]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["documents"] == 4 and info["chunks"] >= 4 and info["entities"] > 0
-    assert info["schema_version"] == 1 and info["embedding_model"].endswith("all-MiniLM-L6-v2")
+    assert info["schema_version"] == SCHEMA_VERSION and info["embedding_model"].endswith("all-MiniLM-L6-v2")
 
 
 def test_query_prints_ranked_chunks_and_paths(workdir, capsys):

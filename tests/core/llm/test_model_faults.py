@@ -252,8 +252,7 @@ def test_failure_halfway_keeps_finished_batches_and_rerun_resumes(tmp_path, embe
     assert fake.extraction_prompts(answered_before) | asked_again == fake.extraction_prompts(full_prompts)
     assert len(asked_again) < n_chunks
     assert reopened.document_ids() == clean.document_ids()
-    # the light query above embedded the relation vectors, and the rerun kept them current:
-    # the clean build's first light query gives it the same ones
+    # both builds embedded the relation vectors while indexing: the same ones
     assert clean.query("What did Li Hua do?", mode="light").chunks
     assert _graph_state(reopened) == _graph_state(clean)
     assert reopened.vectors.store.ids("relations") == clean.vectors.store.ids("relations") != set()

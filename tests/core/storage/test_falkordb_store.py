@@ -67,6 +67,7 @@ def test_graph_lives_on_the_server_and_matches_the_embedded_store(built) -> None
     assert not (remote.workdir / "graph.json").exists()
     assert json.loads((remote.workdir / "graph_server.json").read_text())["graph"].startswith("minirag-")
     assert remote.graph_store.stats()["chunks"] == 20 and remote.graph_store.stats()["relations"] > 0
+    assert remote.graph_store.count_chunks() == local.graph_store.count_chunks() == 20
     assert _state(remote) == _state(local)
 
 

@@ -50,6 +50,7 @@ def test_the_file_holds_the_same_graph_as_the_networkx_store(built) -> None:
     assert isinstance(stored.graph_store, SQLiteGraphStore) and isinstance(stored.graph_store, GraphStore)
     assert (stored.workdir / "graph.sqlite").exists() and not (stored.workdir / "graph.json").exists()
     assert stored.graph_store.stats()["chunks"] == 20 and stored.graph_store.stats()["relations"] > 0
+    assert stored.graph_store.count_chunks() == local.graph_store.count_chunks() == 20
     assert _graph_state(stored) == _graph_state(local)  # every node, edge and attribute
     assert retrieval_state(stored) == retrieval_state(local)
 
