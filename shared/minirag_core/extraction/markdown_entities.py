@@ -1,4 +1,4 @@
-"""A Markdown chunk's structure as entities and relations (the prose goes through the usual
+"""A Markdown or reST chunk's structure as entities and relations (the prose goes through the usual
 sentence reader): its heading path as subjects, code identifiers (inline spans and what
 fenced code defines, imports or calls) as CODE/ERROR entities linked to their section, and
 links to other pages as relations to the target page's entity, whose description is the link
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from minirag_core.extraction import markdown
+from minirag_core.extraction import markdown, page_structure
 from minirag_core.extraction.chunk_reader import LINK_WEIGHT, MAX_SENTENCE, ChunkEntities, Sentence, trim
 from minirag_core.extraction.code_names import block_names, code_kind, line_of
 
@@ -44,9 +44,10 @@ def is_markdown_chunk(metadata: dict) -> bool:
 def read_chunk(text: str, doc_id: str, metadata: dict) -> MarkdownChunk:
     """The chunk's blocks under their sections (headings are subjects, not prose)."""
     path = [str(p) for p in metadata.get(markdown.HEADING_PATH_KEY) or []]
-    out = MarkdownChunk(markdown.page_key(doc_id), path, [])
+    out = MarkdownChunk(page_structure.page_key(doc_id), path, [])
     section = path[-1] if path else ""
-    for block in markdown.blocks(text):
+    name = str((metadata or {}).get("source") or (metadata or {}).get("file_path") or doc_id)
+    for block in page_structure.blocks(text, name):
         if block.kind == "heading":
             if block.text:
                 out.headings.append(block.text)
@@ -102,7 +103,7 @@ def add_markdown(ce: ChunkEntities, doc_id: str, page: MarkdownChunk,
                 if key and key != here:
                     ce.relate(here, key, 1.0, desc, "mentions", link=True)
         for a, b, href in sent.links:
-            target = markdown.link_target(doc_id, href)
+            target = page_structure.link_target(doc_id, href)
             if target is None or not here or target[0] == page.page:
                 continue
             target_key = _entity(ce, target[0], "page", None)

@@ -1,0 +1,47 @@
+"""A documentation page's structure, whatever its markup: Markdown (:mod:`.markdown`) or
+reStructuredText (:mod:`.restructuredtext`), chosen by the page's file name. Both give the same
+blocks, so chunking, heading paths, page titles and page links work alike for either."""
+
+from __future__ import annotations
+
+import posixpath
+
+from minirag_core.extraction import markdown, restructuredtext
+from minirag_core.extraction.markdown import Block
+
+PAGE_EXTENSIONS = markdown.PAGE_EXTENSIONS + restructuredtext.PAGE_EXTENSIONS
+
+
+def is_restructuredtext(name: str) -> bool:
+    return str(name).lower().endswith(restructuredtext.PAGE_EXTENSIONS)
+
+
+def blocks(text: str, name: str = "") -> list[Block]:
+    """The page's blocks, read as reST when ``name`` is a reST file, else as Markdown."""
+    return restructuredtext.blocks(text) if is_restructuredtext(name) else markdown.blocks(text)
+
+
+def page_key(doc_id: str) -> str:
+    """A page's name in the graph: its path without the page extension (``guide/install``)."""
+    base, ext = posixpath.splitext(doc_id)
+    return base if ext.lower() in PAGE_EXTENSIONS else doc_id
+
+
+def link_target(doc_id: str, href: str) -> tuple[str, str] | None:
+    """(page key, anchor) a link from page ``doc_id`` points to, or None (see
+    :func:`.markdown.link_target`). A reST ``:doc:`` target is a page path without extension,
+    relative to the page (absolute from the site root when it starts with ``/``); a ``:ref:``
+    label names no page by itself and gives None here."""
+    if not is_restructuredtext(doc_id):
+        return markdown.link_target(doc_id, href)
+    if href.startswith(restructuredtext.REF_PREFIX) or markdown.link_target(doc_id, href) is None:
+        return None
+    path, _, anchor = href.strip().partition("#")
+    base = "" if path.startswith("/") else posixpath.dirname(doc_id)
+    target = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
+    if target.startswith(".."):
+        return None
+    return page_key(target), anchor
+
+
+__all__ = ["PAGE_EXTENSIONS", "blocks", "is_restructuredtext", "link_target", "page_key"]
