@@ -10,6 +10,19 @@ from minirag_core.extraction import markdown, restructuredtext
 from minirag_core.extraction.markdown import Block
 
 PAGE_EXTENSIONS = markdown.PAGE_EXTENSIONS + restructuredtext.PAGE_EXTENSIONS
+#: chunk metadata: the page (key) of each ``:ref:`` label the chunk uses, where an indexed page defines it
+REF_TARGETS_KEY = "ref_targets"
+
+
+def label_pages(pages: dict[str, str]) -> dict[str, str]:
+    """label -> page key for the ``.. _label:`` targets the reST pages (id -> text) define."""
+    return {label.lower(): page_key(doc_id) for doc_id, text in pages.items() if is_restructuredtext(doc_id)
+            for label in restructuredtext.labels(text)}
+
+
+def used_labels(text: str, pages: dict[str, str]) -> dict[str, str]:
+    """The part of ``pages`` (label -> page key) the chunk ``text`` refers to with ``:ref:``."""
+    return {label: page for label in restructuredtext.referenced_labels(text) if (page := pages.get(label))}
 
 
 def is_restructuredtext(name: str) -> bool:
@@ -27,14 +40,17 @@ def page_key(doc_id: str) -> str:
     return base if ext.lower() in PAGE_EXTENSIONS else doc_id
 
 
-def link_target(doc_id: str, href: str) -> tuple[str, str] | None:
+def link_target(doc_id: str, href: str, refs: dict[str, str] | None = None) -> tuple[str, str] | None:
     """(page key, anchor) a link from page ``doc_id`` points to, or None (see
     :func:`.markdown.link_target`). A reST ``:doc:`` target is a page path without extension,
     relative to the page (absolute from the site root when it starts with ``/``); a ``:ref:``
-    label names no page by itself and gives None here."""
+    label gives the page that defines it (``refs``: label -> page key), else None."""
     if not is_restructuredtext(doc_id):
         return markdown.link_target(doc_id, href)
-    if href.startswith(restructuredtext.REF_PREFIX) or markdown.link_target(doc_id, href) is None:
+    if href.startswith(restructuredtext.REF_PREFIX):
+        label = href[len(restructuredtext.REF_PREFIX):].lower()
+        return ((refs or {})[label], label) if label in (refs or {}) else None
+    if markdown.link_target(doc_id, href) is None:
         return None
     path, _, anchor = href.strip().partition("#")
     base = "" if path.startswith("/") else posixpath.dirname(doc_id)
@@ -44,4 +60,5 @@ def link_target(doc_id: str, href: str) -> tuple[str, str] | None:
     return page_key(target), anchor
 
 
-__all__ = ["PAGE_EXTENSIONS", "blocks", "is_restructuredtext", "link_target", "page_key"]
+__all__ = ["PAGE_EXTENSIONS", "REF_TARGETS_KEY", "blocks", "is_restructuredtext", "label_pages", "link_target",
+           "page_key", "used_labels"]

@@ -188,7 +188,13 @@ def _anchor(section: nodes.section, title: str) -> str:
 
 def labels(text: str) -> list[str]:
     """The ``.. _label:`` names a page defines (what ``:ref:`` links point to)."""
-    return re.findall(r"^\s*\.\.\s+_([^:`][^:]*|`[^`]+`):\s*$", text, re.M)
+    return [n.strip("`").strip() for n in re.findall(r"^\s*\.\.\s+_([^:`][^:]*|`[^`]+`):\s*$", text, re.M)]
 
 
-__all__ = ["PAGE_EXTENSIONS", "REF_PREFIX", "blocks", "labels"]
+def referenced_labels(text: str) -> list[str]:
+    """The labels ``:ref:`label``` and ``:ref:`title <label>``` roles in ``text`` point to (lower case)."""
+    found = re.findall(r":(?:[\w.+-]+:)?ref:`(?:[^`<]*<([^`>]+)>|([^`]+))`", text)
+    return list(dict.fromkeys((a or b).strip().lower() for a, b in found))
+
+
+__all__ = ["PAGE_EXTENSIONS", "REF_PREFIX", "blocks", "labels", "referenced_labels"]

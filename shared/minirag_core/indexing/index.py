@@ -14,6 +14,7 @@ from minirag_core.graph.aliases import consolidate_for_store as consolidate_alia
 from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_from, answer_from
 from minirag_core.indexing.cached_extraction import extract_cached
 from minirag_core.indexing.default_models import default_models
+from minirag_core.extraction.page_structure import label_pages
 from minirag_core.indexing.batching import INSERT_BATCH_CHUNKS, Entry, batch_chunks, iter_batches
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
 from minirag_core.concurrency import ReadWriteLock
@@ -225,8 +226,9 @@ class MiniRAGIndex:
             pending.append((document, digest))
         progress = InsertProgress([d for d, _ in pending], self.show_progress if show_progress is None
                                   else show_progress)
+        labels = label_pages({d.id: d.text for d in accepted})  # where each reST :ref: label leads
         batches = iter_batches(pending, self.embedder, chunk_tokens=self.chunk_tokens, chunk_overlap=self.chunk_overlap,
-                               batch_chunks=INSERT_BATCH_CHUNKS)
+                               batch_chunks=INSERT_BATCH_CHUNKS, ref_labels=labels)
         with prepared_batches(batches, batch_chunks, self._extract, extractor=self.extractor, embedder=self.embedder,
                               cache=self.extraction_cache, workers=self.workers, backend=self.worker_backend,
                               index_relations=self.index_relations) as prepared:

@@ -48,8 +48,9 @@ def _units(text: str, found: list[markdown.Block]) -> list[tuple[str, list[str],
 
 
 def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int,
-                    overlap_tokens: int) -> Iterator[Chunk]:
-    """The page's chunks in order (``overlap_tokens`` applies only inside a block cut in windows)."""
+                    overlap_tokens: int, ref_labels: dict[str, str] | None = None) -> Iterator[Chunk]:
+    """The page's chunks in order (``overlap_tokens`` applies only inside a block cut in windows);
+    a reST chunk's metadata names the pages its ``:ref:`` labels lead to (``ref_labels``)."""
     found = page_structure.blocks(document.text, page_name(document))
     units = _units(document.text, found)
     title = markdown.page_title(found, document.id)
@@ -79,4 +80,12 @@ def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int
         key = "\x00".join([document.id, str(order), text, *full])
         yield Chunk(id=f"chunk-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}", doc_id=document.id,
                     order=order, text=text, n_tokens=embedder.count_tokens(text),
-                    metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title})
+                    metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title,
+                              **_refs(text, ref_labels, page_name(document))})
+
+
+def _refs(text: str, ref_labels: dict[str, str] | None, name: str) -> dict:
+    if not ref_labels or not page_structure.is_restructuredtext(name):
+        return {}
+    used = page_structure.used_labels(text, ref_labels)
+    return {page_structure.REF_TARGETS_KEY: used} if used else {}

@@ -90,11 +90,13 @@ def test_roles_become_code_names_without_role_markup(site):
     assert not dirty, dirty
 
 
-def test_doc_links_between_pages_are_edges(site):
+def test_doc_and_ref_links_between_pages_are_edges(site):
     g = site.graph_store.working_graph()
     usage, settings = normalize_entity_name("usage"), normalize_entity_name("reference/settings")
     assert g.has_edge("USING WIDGETS", settings) and "links to" in g.edges["USING WIDGETS", settings]["keywords"]
     assert g.has_edge("WIDGET SETTINGS", usage)
+    descriptions = g.edges["WIDGET SETTINGS", usage]["description"]
+    assert "(section #usage-guide)" in descriptions and "../usage" in descriptions  # the :ref: and the :doc: link
 
 
 def test_code_blocks_are_code_not_prose(site):
@@ -122,4 +124,8 @@ def test_doc_targets_resolve_relative_to_the_page():
     assert page_structure.link_target("usage.rst", "reference/settings") == ("reference/settings", "")
     assert page_structure.link_target("guide/a.rst", "/index") == ("index", "")
     assert page_structure.link_target("usage.rst", restructuredtext.REF_PREFIX + "usage-guide") is None
+    refs = page_structure.label_pages({"usage.rst": USAGE, "reference/settings.rst": SETTINGS})
+    assert refs == {"usage-guide": "usage"}
+    assert page_structure.link_target("reference/settings.rst", restructuredtext.REF_PREFIX + "Usage-Guide",
+                                      refs) == ("usage", "usage-guide")
     assert page_structure.page_key("guide/a.rst") == "guide/a"
