@@ -1,4 +1,4 @@
-"""A Markdown chunk's structure as entities and relations (the prose goes through the usual
+"""A Markdown or reST chunk's structure as entities and relations (the prose goes through the usual
 sentence reader): its heading path as subjects, code identifiers (inline spans and what
 fenced code defines, imports or calls) as CODE/ERROR entities linked to their section, and
 links to other pages as relations to the target page's entity, whose description is the link
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from minirag_core.extraction import markdown
+from minirag_core.extraction import markdown, page_structure
 from minirag_core.extraction.chunk_reader import LINK_WEIGHT, MAX_SENTENCE, ChunkEntities, Sentence, trim
 from minirag_core.extraction.code_names import block_names, code_kind, is_code_shaped, line_of
 
@@ -35,6 +35,7 @@ class MarkdownChunk:
     headings: list[str]            # headings inside the chunk
     prose: list[Unit] = field(default_factory=list)
     code: list[tuple[str, str, str]] = field(default_factory=list)  # (lang, source, section)
+    refs: dict[str, str] = field(default_factory=dict)  # reST label -> the page (key) defining it
 
 
 def is_markdown_chunk(metadata: dict) -> bool:
@@ -44,9 +45,11 @@ def is_markdown_chunk(metadata: dict) -> bool:
 def read_chunk(text: str, doc_id: str, metadata: dict) -> MarkdownChunk:
     """The chunk's blocks under their sections (headings are subjects, not prose)."""
     path = [str(p) for p in metadata.get(markdown.HEADING_PATH_KEY) or []]
-    out = MarkdownChunk(markdown.page_key(doc_id), path, [])
+    out = MarkdownChunk(page_structure.page_key(doc_id), path, [],
+                        refs=dict((metadata or {}).get(page_structure.REF_TARGETS_KEY) or {}))
     section = path[-1] if path else ""
-    for block in markdown.blocks(text):
+    name = str((metadata or {}).get("source") or (metadata or {}).get("file_path") or doc_id)
+    for block in page_structure.blocks(text, name):
         if block.kind == "heading":
             if block.text:
                 out.headings.append(block.text)
@@ -106,7 +109,7 @@ def add_markdown(ce: ChunkEntities, doc_id: str, page: MarkdownChunk,
                 if key and key != here:
                     ce.relate(here, key, 1.0, desc, "mentions", link=True)
         for a, b, href in sent.links:
-            target = markdown.link_target(doc_id, href)
+            target = page_structure.link_target(doc_id, href, page.refs)
             if target is None or not here or target[0] == page.page:
                 continue
             target_key = _entity(ce, target[0], "page", None)

@@ -33,7 +33,7 @@ from minirag_core.extraction.chunk_reader import (
 )
 from minirag_core.extraction.formats import CHAT, chunk_format, parse_messages, prose_lines, split_camel_name, split_sentences
 from minirag_core.extraction import chunk_reader, formats, nlp, spans, subjects, wordlists
-from minirag_core.extraction import code_names, markdown, markdown_entities, scripts
+from minirag_core.extraction import code_names, markdown, markdown_entities, page_structure, restructuredtext, scripts
 from minirag_core.extraction.markdown_entities import add_markdown, is_markdown_chunk, read_chunk, sentence_parts
 from minirag_core.extraction.identity import digest, module_digest
 from minirag_core.extraction.nlp import model_identity, parse
@@ -45,7 +45,7 @@ _GENERIC = ("conversation", "session time", "co-occurrence")
 _PAGE = "markdown page"
 #: the modules whose code and constants decide what the extractor returns
 _RULE_MODULES = (chunk_reader, formats, nlp, spans, subjects, wordlists, entity_typing, names, temporal, markdown,
-                 markdown_entities, code_names, scripts)
+                 markdown_entities, page_structure, restructuredtext, code_names, scripts)
 
 
 class OfflineExtractor:

@@ -15,13 +15,15 @@ Entry = tuple[Document, str, list[Chunk], bool]
 
 
 def iter_batches(pending: Iterable[tuple[Document, str]], embedder: Embedder, *, chunk_tokens: int,
-                 chunk_overlap: int, batch_chunks: int = INSERT_BATCH_CHUNKS) -> Iterator[list[Entry]]:
+                 chunk_overlap: int, batch_chunks: int = INSERT_BATCH_CHUNKS,
+                 ref_labels: dict[str, str] | None = None) -> Iterator[list[Entry]]:
     """Batches of whole documents; a long document alone, a piece at a time (a batch never ends
-    inside a short document)."""
+    inside a short document). ``ref_labels``: reST label -> page key, for the chunks' links."""
     batch: list[Entry] = []
     for document, digest in pending:
         chunks: list[Chunk] = []
-        for chunk in iter_chunks(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=chunk_overlap):
+        for chunk in iter_chunks(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=chunk_overlap,
+                                 ref_labels=ref_labels):
             chunks.append(chunk)
             if len(chunks) >= batch_chunks:  # a long document: saved piece by piece
                 if batch:  # whole documents first

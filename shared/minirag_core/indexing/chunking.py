@@ -56,12 +56,14 @@ def _segments(text: str, size: int) -> Iterator[str]:
 
 
 def iter_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
-                overlap_tokens: int = DEFAULT_CHUNK_OVERLAP, segment_chars: int = SEGMENT_CHARS) -> Iterator[Chunk]:
+                overlap_tokens: int = DEFAULT_CHUNK_OVERLAP, segment_chars: int = SEGMENT_CHARS,
+                ref_labels: dict[str, str] | None = None) -> Iterator[Chunk]:
     """The chunks of ``chunk_document``, produced lazily; a document up to ``segment_chars``
     gives exactly ``chunk_document``'s chunks, a longer one is windowed a segment at a time.
     A Markdown page is cut at its structure instead (:mod:`.markdown_chunking`)."""
     if is_markdown(document):
-        yield from markdown_chunks(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
+        yield from markdown_chunks(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens,
+                                   ref_labels=ref_labels)
         return
     if len(document.text) <= segment_chars:
         yield from chunk_document(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens)

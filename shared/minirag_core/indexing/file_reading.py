@@ -29,8 +29,11 @@ def _classify(path: Path, found: FoundFiles) -> None:
     if suffix in CONVERT_FIRST:
         found.skipped[path] = (f"{CONVERT_FIRST[suffix]} files are not read; convert to text first "
                                f"(e.g. pdftotext or pandoc) and index the .txt")
-    elif suffix in TEXT_SUFFIXES or suffix in HTML_SUFFIXES or suffix == "":
+    elif suffix in TEXT_SUFFIXES or suffix in HTML_SUFFIXES:
         found.readable.append(path)
+    elif suffix == "":
+        found.skipped[path] = ("no file extension, so not known to be a text document (build files, licences); "
+                               "name the file itself to index it")
     else:
         found.skipped[path] = f"file type {suffix} is not read (text, Markdown and HTML are)"
 

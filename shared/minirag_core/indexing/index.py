@@ -13,6 +13,7 @@ from minirag_core.llm.answering import DEFAULT_RESPONSE_TYPE, Answer, aanswer_fr
 from minirag_core.indexing.default_models import default_models
 from minirag_core.indexing.failed_chunks import FAILED_FILE, FailedChunks, retry_failed
 from minirag_core.indexing.graph_writes import add_extracted, remove_documents
+from minirag_core.extraction.page_structure import label_pages
 from minirag_core.indexing.batching import INSERT_BATCH_CHUNKS, Entry, batch_chunks, iter_batches
 from minirag_core.indexing.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS
 from minirag_core.concurrency import ReadWriteLock
@@ -260,8 +261,9 @@ class MiniRAGIndex:
             pending.append((document, digest))
         progress = InsertProgress([d for d, _ in pending], self.show_progress if show_progress is None
                                   else show_progress)
+        labels = label_pages({d.id: d.text for d in accepted})  # where each reST :ref: label leads
         batches = iter_batches(pending, self.embedder, chunk_tokens=self.chunk_tokens, chunk_overlap=self.chunk_overlap,
-                               batch_chunks=INSERT_BATCH_CHUNKS)
+                               batch_chunks=INSERT_BATCH_CHUNKS, ref_labels=labels)
         with closing(self.workers.prepared(batches, batch_chunks, sum(len(d.text) for d, _ in pending),
                                             self.index_relations)) as prepared:
             for batch, ready in prepared:

@@ -1,4 +1,4 @@
-"""Chunks of a Markdown page cut at its structure: whole blocks (a paragraph, a list item, a
+"""Chunks of a Markdown or reStructuredText page cut at its structure: whole blocks (a paragraph, a list item, a
 fenced code block) packed up to the token budget, a cut preferring the last heading, never
 inside a code fence unless one block alone is larger than the budget. Each chunk's metadata
 carries the heading path it starts under (``page › section › subsection``), which the extractor
@@ -10,7 +10,7 @@ import hashlib
 from typing import Iterator
 
 from minirag_core.embedding.base import Embedder
-from minirag_core.extraction import markdown
+from minirag_core.extraction import markdown, page_structure
 from minirag_core.extraction.formats import FORMAT_METADATA_KEY, MARKDOWN, chunk_format
 from minirag_core.types import Chunk, Document
 
@@ -18,18 +18,22 @@ HEADING_PATH_KEY, PAGE_TITLE_KEY = markdown.HEADING_PATH_KEY, markdown.PAGE_TITL
 
 
 def is_markdown(document: Document) -> bool:
-    """Declared Markdown, a Markdown file name, or Markdown by shape (headings or code fences)."""
+    """Declared Markdown, a Markdown or reST file name, or Markdown by shape (headings or code fences)."""
     declared = str(document.metadata.get(FORMAT_METADATA_KEY, "")).lower()
     if declared:
         return declared == MARKDOWN
-    name = str(document.metadata.get("source") or document.metadata.get("file_path") or document.id).lower()
-    return name.endswith(markdown.PAGE_EXTENSIONS) or chunk_format(document.text[:20000]) == MARKDOWN
+    name = page_name(document).lower()
+    return name.endswith(page_structure.PAGE_EXTENSIONS) or chunk_format(document.text[:20000]) == MARKDOWN
 
 
-def _units(text: str) -> list[tuple[str, list[str], bool]]:
+def page_name(document: Document) -> str:
+    """The document's file name (its source path, else its id): it tells which markup it is in."""
+    return str(document.metadata.get("source") or document.metadata.get("file_path") or document.id)
+
+
+def _units(text: str, found: list[markdown.Block]) -> list[tuple[str, list[str], bool]]:
     """(source text, heading path, starts with a heading) per block, lines before the first
     block joined to it, every source line in exactly one unit."""
-    found = markdown.blocks(text)
     lines = text.splitlines(keepends=True)
     if not found:
         return [(text, [], False)]
@@ -44,10 +48,12 @@ def _units(text: str) -> list[tuple[str, list[str], bool]]:
 
 
 def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int,
-                    overlap_tokens: int) -> Iterator[Chunk]:
-    """The page's chunks in order (``overlap_tokens`` applies only inside a block cut in windows)."""
-    units = _units(document.text)
-    title = markdown.page_title(markdown.blocks(document.text), document.id)
+                    overlap_tokens: int, ref_labels: dict[str, str] | None = None) -> Iterator[Chunk]:
+    """The page's chunks in order (``overlap_tokens`` applies only inside a block cut in windows);
+    a reST chunk's metadata names the pages its ``:ref:`` labels lead to (``ref_labels``)."""
+    found = page_structure.blocks(document.text, page_name(document))
+    units = _units(document.text, found)
+    title = markdown.page_title(found, document.id)
     pieces: list[tuple[str, list[str]]] = []
     current: list[tuple[str, list[str], bool, int]] = []
 
@@ -74,4 +80,12 @@ def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int
         key = "\x00".join([document.id, str(order), text, *full])
         yield Chunk(id=f"chunk-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}", doc_id=document.id,
                     order=order, text=text, n_tokens=embedder.count_tokens(text),
-                    metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title})
+                    metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title,
+                              **_refs(text, ref_labels, page_name(document))})
+
+
+def _refs(text: str, ref_labels: dict[str, str] | None, name: str) -> dict:
+    if not ref_labels or not page_structure.is_restructuredtext(name):
+        return {}
+    used = page_structure.used_labels(text, ref_labels)
+    return {page_structure.REF_TARGETS_KEY: used} if used else {}
