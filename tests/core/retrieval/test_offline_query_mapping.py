@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from minirag_core.extraction.base import QueryMapper
-from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper, extract_query_entities
+from minirag_core.retrieval.query.entities import extract_query_entities
+from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
 
 QA = LIHUAWORLD / "qa_dev.json"
 

@@ -10,7 +10,7 @@ from minirag_core.concurrency import beside
 from minirag_core.extraction.entity_typing import (
     TYPE_POOL, EntityTyper, answer_types_for_query, new_typer, rule_answer_types,
 )
-from minirag_core.extraction.query_entities import extract_query_entities
+from minirag_core.retrieval.query.entities import extract_query_entities
 from minirag_core.retrieval.query.technical_types import technical_types
 from minirag_core.types import QueryMapping
 
@@ -82,4 +82,4 @@ class OfflineQueryMapper:
         return await asyncio.to_thread(self.map_query, query, type_pool)
 
 
-__all__ = ["OfflineQueryMapper", "extract_query_entities"]
+__all__ = ["OfflineQueryMapper"]
