@@ -18,6 +18,7 @@ from minirag_core.retrieval.common import scores_follow_rank
 from minirag_core.retrieval.modes.light import retrieve_light
 from minirag_core.retrieval.modes.mini import retrieve_mini
 from minirag_core.retrieval.modes.naive import retrieve_naive
+from minirag_core.retrieval.query.seeds import with_named_entities
 from minirag_core.retrieval.sources import RetrievalSources
 
 logger = logging.getLogger("minirag_core")
@@ -51,6 +52,8 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
         return retrieve_naive(sources, query, settings, doc_metadata)
     if mapping is None:
         raise ValueError("mini and light modes need a query mapping")
+    if mode == "mini":  # every span naming an entity node is a query entity, whatever the span rules found
+        mapping = with_named_entities(sources, query, mapping)
     run = retrieve_mini if mode == "mini" else retrieve_light
     result = run(sources, query, mapping, settings, doc_metadata)
     scores_follow_rank(result.chunks)
