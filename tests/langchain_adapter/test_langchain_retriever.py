@@ -294,16 +294,18 @@ def test_chat_model_drives_query_mapping(retriever: MiniRAGRetriever, workdir: P
 
     assert len(docs) == 3
     meta = docs[0].metadata
-    assert meta["minirag_query_entities"] == ["Adam Smith", "light fixture"]
+    # the model's entities, then the question's spans that name a graph node (Li Hua)
+    assert meta["minirag_query_entities"] == ["Adam Smith", "light fixture", "Li Hua"]
     assert meta["minirag_answer_types"] == ["PERSON"]
-    assert {p["query_entity"] for d in docs for p in d.metadata["minirag_paths"]} <= {"Adam Smith", "light fixture"}
+    assert {p["query_entity"] for d in docs for p in d.metadata["minirag_paths"]} <= {"Adam Smith", "light fixture",
+                                                                                     "Li Hua"}
     assert meta["session"] == FIXTURE_SESSION
     # the model saw the query_to_keyword prompt, as a child run of the retriever run
     assert len(recorder.chat_starts) == 1
     prompt = recorder.chat_starts[0]["messages"][0][0].content
     assert FIXTURE_Q in prompt
     assert recorder.chat_starts[0]["parent_run_id"] == recorder.starts[0]["run_id"]
-    assert recorder.texts[0]["minirag"]["query_entities"] == ["Adam Smith", "light fixture"]
+    assert recorder.texts[0]["minirag"]["query_entities"] == ["Adam Smith", "light fixture", "Li Hua"]
 
 
 async def test_chat_model_drives_query_mapping_async(workdir: Path, retriever: MiniRAGRetriever) -> None:

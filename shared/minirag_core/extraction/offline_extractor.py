@@ -37,7 +37,6 @@ from minirag_core.extraction import code_names, markdown, markdown_entities, pag
 from minirag_core.extraction.markdown_entities import add_markdown, is_markdown_chunk, read_chunk, sentence_parts
 from minirag_core.extraction.identity import digest, module_digest
 from minirag_core.extraction.nlp import model_identity, parse
-from minirag_core.extraction.query_entities import extract_query_entities
 from minirag_core.extraction.spans import find_capitalised, find_dates, find_noun_phrases, find_quoted
 from minirag_core.extraction.subjects import subject_names
 
@@ -238,5 +237,5 @@ class OfflineExtractor:
         return await asyncio.to_thread(self.extract, chunks, show_progress=show_progress)
 
 
-__all__ = ["OfflineExtractor", "extract_query_entities", "parse_messages", "split_camel_name",
+__all__ = ["OfflineExtractor", "parse_messages", "split_camel_name",
            "find_dates", "find_quoted", "find_capitalised", "find_noun_phrases", "split_sentences"]

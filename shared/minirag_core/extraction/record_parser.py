@@ -1,13 +1,12 @@
-"""Tolerant parsers for model output: extraction records and query keywords.
+"""Tolerant parser of a model's extraction records.
 
 Small models break the record format in many ways (wrong delimiters, lost quotes,
-truncated output, prose, JSON instead of records). These parsers keep every record
-that can be read, count the rest, and never raise.
+truncated output, prose, JSON instead of records). The parser keeps every record
+that can be read, counts the rest, and never raises.
 
 Records are located by their *start* (``("entity"<|>`` and variants), so a record
 separator, delimiter or parenthesis inside one description can only corrupt that
-record.
-The query_to_keyword reply parser lives in ``query_reply`` (re-exported here).
+record. The query_to_keyword reply is read by ``retrieval/query/reply.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from typing import Any, Iterable
 import json_repair
 
 from minirag_core.types import ExtractedEntity, ExtractedRelation, ExtractionResult
-from minirag_core.extraction.query_reply import fallback_query_entities, parse_query_mapping
 from minirag_core.extraction.reply_text import FENCE as _FENCE
 from minirag_core.extraction.reply_text import QUOTE_CHARS as _QUOTE_CHARS
 from minirag_core.extraction.reply_text import as_str as _as_str
@@ -344,4 +342,4 @@ def parse_extraction(text: str | bytes) -> ExtractionResult:
         return ExtractionResult(unparsed_records=1)
 
 
-__all__ = ["fallback_query_entities", "parse_extraction", "parse_query_mapping"]
+__all__ = ["parse_extraction"]

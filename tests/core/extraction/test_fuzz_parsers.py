@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from minirag_core.extraction.record_parser import parse_extraction, parse_query_mapping
+from minirag_core.extraction.record_parser import parse_extraction
+from minirag_core.retrieval.query.reply import parse_query_mapping
 from minirag_core.types import ExtractionResult, QueryMapping
 
 PIECES = [

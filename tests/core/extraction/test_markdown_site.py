@@ -156,7 +156,7 @@ def test_a_question_naming_code_asks_for_code():
 
 
 def test_identifiers_written_as_code_are_whole_query_entities():
-    from minirag_core.extraction.query_entities import extract_query_entities
+    from minirag_core.retrieval.query.entities import extract_query_entities
 
     found = extract_query_entities("Why does make_client() fail after info.data changes, and what does Client return?")
     assert found[:2] == ["make_client", "info.data"] and "Client" in found

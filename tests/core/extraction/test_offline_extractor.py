@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from minirag_core.extraction.base import Extractor
-from minirag_core.extraction.offline_extractor import (
-    OfflineExtractor, extract_query_entities, find_dates, parse_messages, split_camel_name,
-)
+from minirag_core.extraction.offline_extractor import OfflineExtractor, find_dates, parse_messages, split_camel_name
+from minirag_core.retrieval.query.entities import extract_query_entities
 from minirag_core.graph.names import normalize_entity_name
 from minirag_core.types import Chunk
 

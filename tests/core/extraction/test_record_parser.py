@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from minirag_core.extraction.record_parser import parse_extraction, parse_query_mapping
+from minirag_core.extraction.record_parser import parse_extraction
+from minirag_core.retrieval.query.reply import parse_query_mapping
 from minirag_core.llm.prompts import ENTITY_EXTRACTION
 
 PAPER_OUTPUT = ENTITY_EXTRACTION.split("Example 1:")[1].split("Output:\n")[1].split("#####")[0]

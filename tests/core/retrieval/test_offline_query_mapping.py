@@ -12,7 +12,8 @@ import pytest
 
 from minirag_core.extraction.base import QueryMapper
 from minirag_core.extraction.entity_typing import TYPE_POOL
-from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper, extract_query_entities
+from minirag_core.retrieval.query.entities import extract_query_entities
+from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
 
 QA = LIHUAWORLD / "qa_dev.json"
 #: a type pool holding every type (answer types come only from the graph's pool)

@@ -17,7 +17,7 @@ from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.reasoning_paths import top_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.query.seeds import select_seeds
+from minirag_core.retrieval.query.seeds import select_seeds, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from minirag_core.retrieval.common import considered, materialise, query_vector
@@ -28,6 +28,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                   settings: RetrievalSettings,
                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     notes: list[str] = []
+    mapping = with_named_entities(sources, query, mapping)  # every span naming an entity node is a query entity
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
 
     def seeds_now() -> dict[str, dict[str, float]]:

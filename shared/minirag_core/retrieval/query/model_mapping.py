@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Mapping, Sequence
 
-from minirag_core.extraction.record_parser import parse_query_mapping
+from minirag_core.retrieval.query.reply import parse_query_mapping
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import CachedLLM, LLMCallCache
 from minirag_core.llm.prompts import build_query_prompt

@@ -6,7 +6,7 @@ import asyncio
 
 from minirag_core.concurrency import beside
 from minirag_core.extraction.entity_typing import EntityTyper, new_typer
-from minirag_core.extraction.query_entities import extract_query_entities
+from minirag_core.retrieval.query.entities import extract_query_entities
 from minirag_core.retrieval.query.answer_types import held_types, rule_answer_types
 from minirag_core.retrieval.query.technical_types import technical_types
 from minirag_core.types import QueryMapping
@@ -50,4 +50,4 @@ class OfflineQueryMapper:
         return await asyncio.to_thread(self.map_query, query, type_pool)
 
 
-__all__ = ["OfflineQueryMapper", "extract_query_entities"]
+__all__ = ["OfflineQueryMapper"]

@@ -3,18 +3,52 @@ candidates V_a (entities of a predicted answer type near the seeds)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import networkx as nx
 import numpy as np
 
+from minirag_core.extraction.wordlists import STOPWORDS
 from minirag_core.graph.names import normalize_entity_name
 from minirag_core.retrieval.sources import RetrievalSources
-from minirag_core.types import is_known_type
+from minirag_core.types import QueryMapping, is_known_type
 
 
 def nearest_entities(sources: RetrievalSources, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
     """``sources.nearest_entities`` for each vector, in one call where the sources batch them."""
     many = getattr(sources, "nearest_entities_many", None)
     return many(vectors, k) if many is not None else [sources.nearest_entities(v, k) for v in vectors]
+
+
+#: a word, or an identifier kept whole (``stream_with_context``, ``info.data``, ``BaseModel``)
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[.'’-][A-Za-z0-9_]+)*")
+
+
+def named_spans(sources: RetrievalSources, query: str, max_words: int = 5) -> dict[str, str]:
+    """Spans of ``query`` (1 to ``max_words`` words) that name an entity node, longest first
+    where spans overlap: {span: entity id}. Spans of stop words alone are skipped; case is ignored."""
+    words = _TOKEN.findall(query)
+    taken = [False] * len(words)
+    found: dict[str, str] = {}
+    for n in range(min(max_words, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            span = words[i:i + n]
+            if any(taken[i:i + n]) or all(w.lower() in STOPWORDS for w in span):
+                continue
+            eid = normalize_entity_name(" ".join(span))
+            if eid and sources.graph.entity(eid) is not None:
+                found[" ".join(span)] = eid
+                taken[i:i + n] = [True] * n
+    return found
+
+
+def with_named_entities(sources: RetrievalSources, query: str, mapping: QueryMapping) -> QueryMapping:
+    """``mapping`` with the spans of ``query`` that name an entity node added to its entities
+    (an exact name match then seeds each with similarity 1)."""
+    known = {normalize_entity_name(e) for e in mapping.entities}
+    extra = [span for span, eid in named_spans(sources, query).items() if eid not in known]
+    return replace(mapping, entities=[*mapping.entities, *extra]) if extra else mapping
 
 
 def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k: int,
