@@ -28,7 +28,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                   settings: RetrievalSettings,
                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     notes: list[str] = []
-    mapping = with_named_entities(sources, query, mapping)  # every span naming an entity node is a query entity
+    # every span naming an entity node is a query entity; the coverage step keeps the mapping's own aspects
+    aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
+    mapping = with_named_entities(sources, query, mapping)
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
 
     def seeds_now() -> dict[str, dict[str, float]]:
@@ -124,7 +126,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         ranked.extend(extra)
         via.update({c: "relevance" for c, _ in extra})
     head = None
-    aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
     if settings.coverage_weight > 0 and len(aspects) > 1 and ranked and seed_ids:  # the head covers every entity
         head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
