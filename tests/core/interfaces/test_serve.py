@@ -151,7 +151,7 @@ def test_serve_query_takes_a_token_budget() -> None:
     index = MiniRAGIndex(None, embedder=HashEmbedder(), extractor=NameListExtractor(), query_mapper=NameMapper())
     index.insert([Document(f"d{i}", f"Person{i} met Person{i + 1} at the harbour to talk about boats.")
                   for i in range(6)])
-    client = TestClient(create_app(index))
+    client = TestClient(create_app(index), base_url="http://127.0.0.1")  # a loopback Host, as the guard wants
     ask = {"question": "Who met Person3 at the harbour?", "mode": "naive", "k": 6}
     cut = client.post("/query", json={**ask, "max_tokens": 25}).json()
     assert len(cut["chunks"]) < 6 and any("fit in 25 tokens" in n for n in cut["notes"])
