@@ -427,7 +427,9 @@ def test_property_graph_path_returns_the_cores_top_chunks(sources, core_index, m
         ours_chunks, core_chunks = tie_order(ours.chunks), tie_order(core.chunks)
         assert [c.doc_id for c in ours_chunks] == [c.doc_id for c in core_chunks]
         assert all(_same_text(a.text, b.text) for a, b in zip(ours_chunks, core_chunks))
-        assert [c.score for c in ours_chunks] == pytest.approx([c.score for c in core_chunks], abs=1e-4)
+        # vectors of one text embedded in batches of other shapes (ONNX Runtime; the core index's
+        # worker processes) differ by up to about 1e-3 per component, so scores agree to 1e-3
+        assert [c.score for c in ours_chunks] == pytest.approx([c.score for c in core_chunks], abs=1e-3)
         assert [c.via for c in ours_chunks] == [c.via for c in core_chunks]
         if mode == "mini":
             assert ours.mapping == core.mapping

@@ -30,7 +30,6 @@ class RetrievalSettings:
     bridge_seed_chunks: int = 5    # most query-relevant chunks whose entities are followed
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
-    subject_match_rescale: bool = False  # seed-to-subject bridges weigh the name match above seed_min_similarity
     bridge_specificity: float = 1.0  # a bridge entity passes on (its specificity, 0-1) ** this: hubs carry little
     bridge_frontier: int = 20      # strongest chunks a step reached that the next starts from (0 = all); 20 ties all on the tune halves
     # a second round (retrieval/extensions/residual.py), off by default: on the tune halves at 2.0 MuSiQue rose 69.2/38.5 ->

@@ -359,6 +359,9 @@ def test_bridges_work_on_a_model_built_graph(embedder, tmp_path: Path) -> None:
                                     f"town, shot over a winter on the coast in year {1990 + i}.") for i in range(6)]]
     index = MiniRAGIndex(tmp_path / "wd", embedder=embedder, llm=CallableBackend("scripted", model))
     index.insert(docs)
-    result = index.query("Who was the mother of the director of Silent Harbour?", mode="mini", top_k=3)
+    # seeds held to the question's own name: the look-alike titles ("Harbour Film 3", name similarity
+    # about 0.63) would otherwise seed too, and their own passages' subject bridges outweigh this one
+    result = index.query("Who was the mother of the director of Silent Harbour?", mode="mini", top_k=3,
+                         seed_min_similarity=0.9)
     assert [c.doc_id for c in result.chunks][:2] == ["film", "director"]
     assert any(p.query_entity.startswith("bridge from film") for p in result.paths)

@@ -92,10 +92,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     bridges: list[Bridge] = []
     if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
-        if settings.subject_match_rescale:  # a seed that barely passed the name threshold names little
-            floor = settings.seed_min_similarity
-            seed_strength = {s: max(0.0, (v - floor) / (1.0 - floor)) if v < 1.0 else 1.0
-                             for s, v in seed_strength.items()}
         bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
                                          seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
                                          damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
