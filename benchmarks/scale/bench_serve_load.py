@@ -23,9 +23,9 @@ import urllib.error
 import urllib.request
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
-from contextlib import contextmanager
 
 import httpx
 
@@ -124,7 +124,8 @@ def check_workdir(workdir: Path, expected: dict[str, str | None], embedder: Any 
         index.close()
 
 
-def load_phase(server: MiniragServer, clients: int, ops: int, seconds: float | None) -> tuple[list[ClientLog], float]:
+def load_phase(server: MiniragServer, clients: int, ops: int,
+               seconds: float | None) -> tuple[list[ClientLog], float]:
     headers = {"Authorization": f"Bearer {server.token}"}
     start = time.perf_counter()
     stop_at = time.monotonic() + seconds if seconds else float("inf")
@@ -191,6 +192,11 @@ def killed_insert_state(workdir: Path, doc: dict[str, str], embedder: Any) -> st
         index.close()
 
 
+def repair_warnings(log: Path) -> int:
+    """How often the server's log says it repaired vectors on open (``MiniRAGIndex.repair``)."""
+    return log.read_text(errors="replace").count("repaired vectors to match the graph")
+
+
 def run(clients: int, ops: int, workdir: Path, seconds: float | None = None) -> dict[str, Any]:
     token, log = secrets.token_urlsafe(16), workdir.with_suffix(".log")
     seed_rng = random.Random(SEED)
@@ -215,7 +221,7 @@ def run(clients: int, ops: int, workdir: Path, seconds: float | None = None) -> 
     finally:
         server.stop()
     killed_doc = kill.pop("killed_doc")
-    logged = log.read_text(errors="replace").count("repaired vectors to match the graph")
+    logged = repair_warnings(log)
     server.start(timeout=300)  # the restart repairs what the kill left, then serves again
     try:
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=600) as http:
@@ -225,12 +231,13 @@ def run(clients: int, ops: int, workdir: Path, seconds: float | None = None) -> 
     after_kill = check_workdir(workdir, expected, embedder)
     after_kill.pop("embedder")
     state = killed_insert_state(workdir, killed_doc, embedder)
-    kill.update(killed_insert=state, server_repaired_on_restart=log.read_text(errors="replace").count(
-        "repaired vectors to match the graph") > logged, info_after_restart={k: restarted_info.get(k) for k in ("documents", "chunks")})
+    kill.update(killed_insert=state, server_repaired_on_restart=repair_warnings(log) > logged,
+                info_after_restart={k: restarted_info.get(k) for k in ("documents", "chunks")})
     checks_pass = (not after_load["problems"] and not after_load["repaired_on_open"] and not after_kill["problems"]
                    and state in ("absent", "complete"))
-    return {"clients": clients, "ops_per_client": ops, "max_seconds": seconds, "load": load, "check_after_load": after_load,
-            "kill_during_insert": kill, "check_after_kill": after_kill, "checks_pass": checks_pass}
+    return {"clients": clients, "ops_per_client": ops, "max_seconds": seconds, "load": load,
+            "check_after_load": after_load, "kill_during_insert": kill, "check_after_kill": after_kill,
+            "checks_pass": checks_pass}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
