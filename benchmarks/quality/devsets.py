@@ -139,8 +139,10 @@ def extra_question_files(name: str, extra_root: Path = EXTRA_ROOT) -> list[Path]
 
 
 def _with_extra_questions(data: Dataset, split_rule: Callable[[dict], str], extra_root: Path) -> Dataset:
-    """``data`` with the questions of :func:`extra_question_files` appended, split by the set's own rule."""
+    """``data`` with the questions of :func:`extra_question_files` appended, split by the set's own rule;
+    on a slice of the set (some pages only) the extra questions whose evidence is not there are left out."""
     questions = list(data.questions)
+    held = {d.id for d in data.documents}
     for path in extra_question_files(data.name, extra_root):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
@@ -150,7 +152,7 @@ def _with_extra_questions(data: Dataset, split_rule: Callable[[dict], str], extr
         clash = {q.id for q in questions} & {q.id for q in extra}
         if clash:
             raise ValueError(f"{path}: question ids already in set {data.name!r}: {sorted(clash)}")
-        questions += extra
+        questions += [q for q in extra if set(q.evidence) <= held]
     return Dataset(data.name, data.documents, questions)
 
 

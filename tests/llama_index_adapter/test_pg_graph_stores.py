@@ -82,6 +82,13 @@ def _core_top(core: MiniRAGIndex, questions) -> list[list[tuple[str, float]]]:
     return [[(c.doc_id, round(c.score, 4)) for c in core.query(q, top_k=5).chunks] for q in questions]
 
 
+def assert_same_top(ours: list[list[tuple[str, float]]], expected: list[list[tuple[str, float]]]) -> None:
+    """Same documents in the same order, scores within 1e-3: vectors of one text embedded in
+    batches of other shapes (ONNX Runtime) differ by up to about 1e-3 per component."""
+    assert [[d for d, _ in top] for top in ours] == [[d for d, _ in top] for top in expected]
+    assert [[s for _, s in top] for top in ours] == [pytest.approx([s for _, s in top], abs=1e-3) for top in expected]
+
+
 def _llama(docs) -> list[Document]:
     return [Document(text=d.text, id_=d.id) for d in docs]
 
@@ -112,7 +119,7 @@ def test_store_ranks_as_the_core_through_insert_and_delete(kind, tmp_path, serve
     core = MiniRAGIndex(None, embedder=embedder)
     core.insert(docs[:18])
     retriever = MiniRAGRetriever.from_property_graph(index, embed_model=embedder, top_k=5)
-    assert _top(retriever, questions) == _core_top(core, questions)
+    assert_same_top(_top(retriever, questions), _core_top(core, questions))
 
     reads = []
     access = retriever.sources.access
@@ -128,7 +135,7 @@ def test_store_ranks_as_the_core_through_insert_and_delete(kind, tmp_path, serve
         for doc in docs[18:]:  # these may re-home short names: the whole graph is read again
             reopened.insert(Document(text=doc.text, id_=doc.id))
             core.insert([doc])
-        assert _top(retriever, questions + [NEW_QUESTION]) == _core_top(core, questions + [NEW_QUESTION])
+        assert_same_top(_top(retriever, questions + [NEW_QUESTION]), _core_top(core, questions + [NEW_QUESTION]))
     finally:
         access.read_all = read_all
     if kind == "memory":
@@ -138,7 +145,7 @@ def test_store_ranks_as_the_core_through_insert_and_delete(kind, tmp_path, serve
     assert chunk_ids
     index.property_graph_store.delete(ids=chunk_ids)
     core.delete([gone.id])
-    assert _top(retriever, questions) == _core_top(core, questions)
+    assert_same_top(_top(retriever, questions), _core_top(core, questions))
 
 
 @pytest.mark.parametrize("kind", ["falkordb", "ladybug"])
@@ -157,7 +164,7 @@ def test_new_process_answers_without_embedding_the_graph(kind, tmp_path, server,
     if kind == "ladybug":
         close_store(store)  # Ladybug admits one process at a time
     reply = _run_child("query", kind, target, str(vectors), json.dumps(questions))
-    assert [[(d, round(s, 4)) for d, s in top] for top in reply["results"]] == expected
+    assert_same_top([[(d, round(s, 4)) for d, s in top] for top in reply["results"]], expected)
     embedded = set(reply["embedded"])
     # the questions, their entity spans (some are also entity names) and the type words only
     assert embedded and not embedded & (graph_texts - names)
@@ -177,7 +184,7 @@ def test_write_from_another_process_is_noticed(tmp_path, server, corpus, embedde
     core = MiniRAGIndex(None, embedder=embedder)
     core.insert(docs[:10])
     core.insert([docs[15]])
-    assert _top(retriever, questions) == _core_top(core, questions)
+    assert_same_top(_top(retriever, questions), _core_top(core, questions))
 
 
 def test_ladybug_write_from_another_process_waits_for_the_graph_to_be_closed(tmp_path, corpus, embedder,
@@ -206,7 +213,7 @@ def test_ladybug_write_from_another_process_waits_for_the_graph_to_be_closed(tmp
         core.insert(docs[:10])
         core.insert([docs[15]])
         assert len(retriever.sources.snapshot().graph.chunk_ids()) == len(core.graph_store.chunk_ids())
-        assert _top(retriever, questions) == _core_top(core, questions)
+        assert_same_top(_top(retriever, questions), _core_top(core, questions))
     finally:
         close_store(reopened)
 
