@@ -6,7 +6,6 @@ from conftest import LIHUAWORLD
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 

@@ -67,7 +67,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
 
     path_entities = sorted({n for p in paths for n in p.nodes})
     links = sources.graph.entity_chunk_ids(path_entities)
-    hubs, relative = hub_entities(links, len(dense))
+    hubs, relative = hub_entities(links, n_chunks)
     for path in paths:
         path.specificity = min((relative.get(n, 1.0) for n in path.nodes), default=1.0)
     entity_score: dict[str, float] = defaultdict(float)
@@ -77,7 +77,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     graph_scores: dict[str, float] = defaultdict(float)
     chunk_entities: dict[str, list[str]] = defaultdict(list)
     for entity, chunks in links.items():
-        link_weight = specificity(len(chunks), len(dense), settings.graph_idf)
+        link_weight = specificity(len(chunks), n_chunks, settings.graph_idf)
         for chunk_id in chunks:
             graph_scores[chunk_id] += entity_score[entity] * link_weight
             if entity not in hubs:  # a hub links every chunk to the query: it explains none
@@ -112,7 +112,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         head = ranked[: considered(settings)]
         about = {c: a.get("subjects", []) for c, a in sources.graph.chunks([c for c, _ in head]).items()}
         residual, hops = residual_scores(sources.graph, query, distinct_sources(head, about, settings.residual_sources),
-                                         relevance_of, len(dense), floor_rank=settings.residual_floor_rank)
+                                         relevance_of, n_chunks, floor_rank=settings.residual_floor_rank)
         ranked = add_bridges(ranked, relevance, graph_scores, residual, weights, settings.residual_weight)
         for hop in hops:
             chunk_entities[hop.target].append(hop.entity)
