@@ -39,6 +39,14 @@ class CoreSources:
         found = self.vectors.nearest_many(ENTITIES, vectors, k, metadata=False)
         return [[(i, s) for i, s, _ in nearest] for nearest in found]
 
+    def entity_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored name vectors of ``ids`` held in memory (none when entities are searched in
+        the store's ANN index)."""
+        if not self.vectors.in_memory(ENTITIES):
+            return {}
+        _, matrix, position = self.vectors.position(ENTITIES)
+        return {i: matrix[position[i]] for i in ids if i in position}
+
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)
 

@@ -121,6 +121,13 @@ def relation_vector_text(source_name: str, target_name: str, keywords: str, desc
     return f"{source_name} - {target_name}: {keywords}. {description[:RELATION_TEXT_CHARS]}"
 
 
+def _top_rows(ids: list[str], found: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
+    """The ``k`` best of ``found`` (a similarity per id), best first, ties by row."""
+    top = np.argpartition(-found, min(k, len(ids)) - 1)[:k]
+    top = top[np.lexsort((top, -found[top]))]
+    return [(ids[i], float(found[i]), {}) for i in top]
+
+
 class VectorIndex:
     """The project's three collections over any ``VectorStore``.
 
@@ -274,19 +281,23 @@ class VectorIndex:
         ids, matrix = self.vectors(collection)
         if not ids or k <= 0:
             return []
-        found = similarities(matrix, vector)
-        top = np.argpartition(-found, min(k, len(ids)) - 1)[:k]
-        top = top[np.lexsort((top, -found[top]))]
-        return [(ids[i], float(found[i]), {}) for i in top]
+        return _top_rows(ids, similarities(matrix, vector), k)
 
     def nearest_many(self, collection: str, vectors: np.ndarray, k: int,
                      metadata: bool = True) -> list[list[tuple[str, float, dict[str, Any]]]]:
         """``nearest`` for each of ``vectors``; one store call where the store takes several
         (``metadata=False``: the caller reads ids and similarities only)."""
-        many = getattr(self.store, "query_many", None)
-        if many is not None and len(vectors) > 1 and not self.in_memory(collection):
-            return many(collection, vectors, k, metadata=metadata)
-        return [self.nearest(collection, v, k) for v in vectors]
+        if not self.in_memory(collection):
+            many = getattr(self.store, "query_many", None)
+            if many is not None and len(vectors) > 1:
+                return many(collection, vectors, k, metadata=metadata)
+            return [self.nearest(collection, v, k) for v in vectors]
+        ids, matrix = self.vectors(collection)
+        if not ids or k <= 0 or len(vectors) == 0:
+            return [[] for _ in vectors]
+        # one pass over the matrix for all vectors: the product is memory-bound
+        table = similarities(matrix, np.asarray(vectors, dtype=np.float32).T)
+        return [_top_rows(ids, table[:, j], k) for j in range(table.shape[1])]
 
     def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
         return self.vectors(CHUNKS)

@@ -100,59 +100,43 @@ def test_all_dev_questions_map(mapper, questions):
     assert n_with_entities >= 0.95 * len(questions)
 
 
-class _RecordingEmbedder:
-    """The real embedder, recording which thread embedded which texts."""
+def test_an_entity_naming_a_node_is_not_embedded_again(embedder, tmp_path, monkeypatch) -> None:
+    """The mapper embeds the question alone; seed selection takes the stored name vector of a
+    query entity that names an entity node (only other entities are embedded), and the seeds
+    equal those that embedding the entity gives (the embedder ignores case)."""
+    import numpy as np
 
-    def __init__(self, inner, parallel: bool) -> None:
-        self.inner, self.parallel_embed, self.calls, self.blas = inner, parallel, [], []
-        self.name, self.dim, self.max_tokens = inner.name, inner.dim, inner.max_tokens
+    from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from minirag_core.indexing.index import MiniRAGIndex
+    from minirag_core.retrieval.query.seeds import select_seeds
+    from minirag_core.types import Document
 
-    def embed(self, texts):
-        import threading
-
-        from threadpoolctl import threadpool_info
-
-        self.calls.append((threading.get_ident(), list(texts)))
-        self.blas.append([i["num_threads"] for i in threadpool_info()  # NumPy's BLAS (the products)
-                          if i["user_api"] == "blas" and "numpy" in i["filepath"]])
-        return self.inner.embed(texts)
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def token_windows(self, text: str, size: int, overlap: int) -> list[str]:
-        return self.inner.token_windows(text, size, overlap)
-
-
-def test_entity_names_are_embedded_beside_the_question_with_a_second_core(embedder, monkeypatch) -> None:
-    """With a thread-safe embedder and a spare core, the names go to a worker thread while the
-    question is embedded and typed, BLAS on one thread for both (two threads each driving a
-    BLAS pool would fight over the cores); the mapping is the one the single packed call gives."""
-    import threading
-
-    import minirag_core.concurrency as concurrency
-
-    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
-    question = "Which film did the director of Blue Harbor make after moving to Lisbon?"
-    mappings = {}
-    for parallel in (True, False):
-        recorder = _RecordingEmbedder(embedder, parallel)
-        mapper = OfflineQueryMapper(recorder)
-        mapper.typer.type_vectors  # the typer's own vectors, embedded before the question
-        recorder.calls.clear()
-        recorder.blas.clear()
-        mappings[parallel] = mapper.map_query(question, ALL_TYPES)
-        entities = mappings[parallel].entities
-        assert entities
-        me = threading.get_ident()
-        if parallel:
-            assert any(t != me and texts == entities for t, texts in recorder.calls)
-            assert (me, [question]) in recorder.calls
-            assert all(counts and max(counts) == 1 for counts in recorder.blas), recorder.blas
-        else:
-            assert recorder.calls[0] == (me, [question, *entities])
-            assert all(t == me for t, _ in recorder.calls)
-    assert mappings[True] == mappings[False]
+    fresh = SentenceTransformerEmbedder()
+    index = MiniRAGIndex(tmp_path / "wd", embedder=fresh)
+    index.insert([Document("d1", "Marta Olsen repaired the brass telescope on the north pier of Halden harbour."),
+                  Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm.")])
+    sources = index.sources
+    assert sources.graph.entity("MARTA OLSEN") is not None
+    encoded: list[str] = []
+    original = fresh._encode
+    monkeypatch.setattr(fresh, "_encode", lambda texts: encoded.extend(texts) or original(texts))
+    question = "What did marta olsen repair near the lighthouse of Vardo?"
+    mapping = index.map_query(question)
+    assert encoded == [question]
+    encoded.clear()
+    entities = ["marta olsen", "Vardo lighthouse"]
+    seeds = select_seeds(sources, entities, top_k=5, min_similarity=0.3)
+    assert encoded == ["Vardo lighthouse"]  # the named one came from the stored vectors
+    assert seeds["marta olsen"]["MARTA OLSEN"] == 1.0
+    # the same seeds as embedding every entity now
+    monkeypatch.setattr(type(sources), "entity_vectors", lambda self, ids: {})
+    fresh._cache._data.clear()
+    again = select_seeds(sources, entities, top_k=5, min_similarity=0.3)
+    assert again.keys() == seeds.keys()
+    for entity in seeds:
+        assert seeds[entity].keys() == again[entity].keys()
+        assert np.allclose(list(seeds[entity].values()), [again[entity][k] for k in seeds[entity]], atol=1e-3)
+    assert mapping.entities
 
 
 def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypatch) -> None:

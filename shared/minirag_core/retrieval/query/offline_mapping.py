@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from minirag_core.concurrency import beside
 from minirag_core.extraction.entity_typing import EntityTyper, new_typer
 from minirag_core.retrieval.query.entities import extract_query_entities
 from minirag_core.retrieval.query.answer_types import held_types, rule_answer_types
@@ -35,12 +34,10 @@ class OfflineQueryMapper:
 
     def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         entities = extract_query_entities(query, max_entities=self.max_entities)
-        # retrieval embeds the entities next (the embedder's cache then serves them) and reuses
-        # the query's vector: both in one pass, or with a second core the names beside the query
+        # retrieval reuses the query's vector; an entity naming an entity node needs no vector of
+        # its own (seed selection takes the node's stored one), so entities are embedded there
         embedder = self.typer.embedder
-        parallel = bool(entities) and getattr(embedder, "parallel_embed", False)
-        with beside(lambda: embedder.embed(entities), parallel) as names:
-            vector = embedder.embed([query] if names is not None else [query, *entities])[0]
+        vector = embedder.embed([query])[0]
         pool_types = list(type_pool or {})
         types = held_types(technical_types(query, pool_types) + rule_answer_types(query), pool_types)[: self.max_types]
         return QueryMapping(entities=entities, answer_types=types, source="offline", query_vector=vector,

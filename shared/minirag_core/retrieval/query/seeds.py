@@ -51,6 +51,18 @@ def with_named_entities(sources: RetrievalSources, query: str, mapping: QueryMap
     return replace(mapping, entities=[*mapping.entities, *extra]) if extra else mapping
 
 
+def query_entity_vectors(sources: RetrievalSources, query_entities: list[str],
+                         named: dict[str, str]) -> np.ndarray:
+    """A vector per query entity: the stored name vector of the entity node it names (the same
+    name, embedded at index time; the embedder ignores case), else the entity embedded now."""
+    stored_vectors = getattr(sources, "entity_vectors", None)
+    stored = stored_vectors(sorted(set(named.values()))) if stored_vectors is not None and named else {}
+    missing = [e for e in query_entities if named.get(e) not in stored]
+    embedded = dict(zip(missing, sources.embedder.embed(missing))) if missing else {}
+    return np.stack([stored[named[e]] if named.get(e) in stored else np.asarray(embedded[e], dtype=np.float32)
+                     for e in query_entities])
+
+
 def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k: int,
                  min_similarity: float) -> dict[str, dict[str, float]]:
     """For each query entity, the nearest entity nodes by name: {query entity: {seed: w_v}}.
@@ -59,13 +71,14 @@ def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k:
     """
     if not query_entities:
         return {}
-    vectors = sources.embedder.embed(query_entities)
+    named = {e: normalize_entity_name(e) for e in query_entities}
+    named = {e: eid for e, eid in named.items() if eid and sources.graph.entity(eid) is not None}
+    vectors = query_entity_vectors(sources, query_entities, named)
     seeds: dict[str, dict[str, float]] = {}
     for query_entity, nearest in zip(query_entities, nearest_entities(sources, vectors, top_k)):
         found = {eid: sim for eid, sim in nearest if sim >= min_similarity}
-        exact = normalize_entity_name(query_entity)
-        if exact and sources.graph.entity(exact) is not None:
-            found[exact] = 1.0
+        if query_entity in named:
+            found[named[query_entity]] = 1.0
         if found:
             seeds[query_entity] = found
     return seeds

@@ -106,21 +106,24 @@ class PathSearch:
         if seed not in position:
             return []
         start = Path((seed,), 1.0 if seed in self.candidates else 0.0)
-        found, frontier = [start], [(start, position[seed])]
+        found = [start]
+        # a path while searched: (gain, names, numbers); ranked as (-gain, length, numbers), which
+        # orders as (-gain, length, names) does (numbers follow the sorted ids); Paths made for the beam only
+        frontier = [(start.gain, start.nodes, (position[seed],))]
         needed = max_branch + max_length  # a path skips at most its own nodes
         for _ in range(max_length):
-            grown: list[tuple[Path, int]] = []
-            for path, last in frontier:
+            grown: list[tuple[float, int, tuple[int, ...], tuple[str, ...]]] = []
+            for gain_so_far, names, numbers in frontier:
                 taken = 0
-                for name, number, gain in self._ranked(last, needed) if max_branch > 0 else ():
-                    if name in path.nodes:
+                for name, number, gain in self._ranked(numbers[-1], needed) if max_branch > 0 else ():
+                    if number in numbers:
                         continue
-                    grown.append((Path(path.nodes + (name,), path.gain + gain), number))
+                    grown.append((-(gain_so_far + gain), len(numbers) + 1, numbers + (number,), names + (name,)))
                     taken += 1
                     if taken >= max_branch:
                         break
             if not grown:
                 break
-            frontier = heapq.nsmallest(beam_width, grown, key=lambda p: (-p[0].gain, len(p[0].nodes), p[0].nodes))
-            found.extend(p for p, _ in frontier)
+            frontier = [(-neg_gain, names, numbers) for neg_gain, _, numbers, names in heapq.nsmallest(beam_width, grown)]
+            found.extend(Path(names, gain) for gain, names, _ in frontier)
         return found
