@@ -176,8 +176,9 @@ def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypat
 
 
 def test_mini_searches_the_entities_beside_the_relevance_scores(embedder, tmp_path, monkeypatch) -> None:
-    """With a spare core the seeds' entity search runs in a worker thread while the question's
-    chunk scores are computed; the result is the one the serial order gives."""
+    """With a spare core and a query entity to embed (one naming no node), the seeds' entity
+    search runs in a worker thread while the question's chunk scores are computed; the result is
+    the one the serial order gives. Entities that all name nodes are searched in line."""
     import threading
 
     import minirag_core.concurrency as concurrency
@@ -196,6 +197,11 @@ def test_mini_searches_the_entities_beside_the_relevance_scores(embedder, tmp_pa
     for spare in (True, False):
         monkeypatch.setattr(concurrency, "spare_core", lambda spare=spare: spare)
         threads.clear()
-        results[spare] = index.query("Who rebuilt the pier where Marta Olsen repaired the telescope?", mode="mini")
+        results[spare] = index.query("Who rebuilt the pier where Marta Olsen repaired the Vardo lighthouse?",
+                                     mode="mini")
         assert threads and (threads[0] != threading.get_ident()) == spare
     assert results[True].seeds and results[True].to_dict() == results[False].to_dict()
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    threads.clear()
+    named = index.query("Where did Jonas Berg train?", mode="mini")
+    assert named.seeds and threads == [threading.get_ident()]

@@ -17,7 +17,7 @@ from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.reasoning_paths import top_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.query.seeds import select_seeds, with_named_entities
+from minirag_core.retrieval.query.seeds import embeds_entities, select_seeds, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from minirag_core.retrieval.common import considered, materialise, query_vector
@@ -37,8 +37,9 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         return select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
                             min_similarity=settings.seed_min_similarity)
 
-    # the entity search (a vector-store call) runs beside the question's relevance scores
-    parallel = bool(mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
+    # an entity to embed (one naming no node) is embedded beside the question's relevance scores;
+    # stored vectors only make the entity search a single product, cheaper than a thread's hand-off
+    parallel = embeds_entities(sources, mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
         sources.embedder, "parallel_embed", False)
     with beside(seeds_now, parallel) as seeds_job:
         dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))

@@ -51,6 +51,18 @@ def with_named_entities(sources: RetrievalSources, query: str, mapping: QueryMap
     return replace(mapping, entities=[*mapping.entities, *extra]) if extra else mapping
 
 
+def named_nodes(sources: RetrievalSources, query_entities: list[str]) -> dict[str, str]:
+    """{query entity: the entity node its normalised name names}, for those that name one."""
+    named = {e: normalize_entity_name(e) for e in query_entities}
+    return {e: eid for e, eid in named.items() if eid and sources.graph.entity(eid) is not None}
+
+
+def embeds_entities(sources: RetrievalSources, query_entities: list[str]) -> bool:
+    """Whether seed selection will embed a query entity (one naming no node, or no stored vectors)."""
+    named = named_nodes(sources, query_entities)
+    return len(named) < len(query_entities) or (bool(named) and getattr(sources, "entity_vectors", None) is None)
+
+
 def query_entity_vectors(sources: RetrievalSources, query_entities: list[str],
                          named: dict[str, str]) -> np.ndarray:
     """A vector per query entity: the stored name vector of the entity node it names (the same
@@ -71,8 +83,7 @@ def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k:
     """
     if not query_entities:
         return {}
-    named = {e: normalize_entity_name(e) for e in query_entities}
-    named = {e: eid for e, eid in named.items() if eid and sources.graph.entity(eid) is not None}
+    named = named_nodes(sources, query_entities)
     vectors = query_entity_vectors(sources, query_entities, named)
     seeds: dict[str, dict[str, float]] = {}
     for query_entity, nearest in zip(query_entities, nearest_entities(sources, vectors, top_k)):
