@@ -191,6 +191,12 @@ class NetworkXGraphStore:
             raw, index = self.graph._adj, self._links_index()
             return {e: list(index.get(e, ())) for e in entity_ids if e in raw}
 
+    def entity_chunk_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
+        """How many chunks each entity links to (``entity_chunk_ids`` without the lists)."""
+        with self.lock:
+            raw, index = self.graph._adj, self._links_index()
+            return {e: len(index.get(e, ())) for e in entity_ids if e in raw}
+
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         with self.lock:
             out = {}

@@ -39,9 +39,14 @@ HUB_MIN_CHUNKS = 10
 
 def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple[set[str], dict[str, float]]:
     """(hub entities, each entity's specificity relative to an entity of one chunk, 0-1)."""
+    return hubs_by_count({e: len(chunks) for e, chunks in links.items()}, total_chunks)
+
+
+def hubs_by_count(counts: Mapping[str, int], total_chunks: int) -> tuple[set[str], dict[str, float]]:
+    """``hub_entities`` from each entity's number of linked chunks."""
     top = specificity(1, max(total_chunks, 1))
-    hubs = {e for e, chunks in links.items() if len(chunks) > max(HUB_MIN_CHUNKS, HUB_SHARE * total_chunks)}
-    return hubs, {e: specificity(len(chunks), max(total_chunks, 1)) / top for e, chunks in links.items() if chunks}
+    hubs = {e for e, n in counts.items() if n > max(HUB_MIN_CHUNKS, HUB_SHARE * total_chunks)}
+    return hubs, {e: specificity(n, max(total_chunks, 1)) / top for e, n in counts.items() if n}
 
 
 def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: int,
@@ -51,8 +56,12 @@ def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: in
     where it leads."""
     if exponent == 0:
         return {}
-    links = graph.entity_chunk_ids(list(entity_ids))
-    return {e: value ** exponent for e, value in hub_entities(links, total_chunks)[1].items()}
+    counts = getattr(graph, "entity_chunk_counts", None)
+    if counts is not None:
+        found = counts(list(entity_ids))
+    else:
+        found = {e: len(chunks) for e, chunks in graph.entity_chunk_ids(list(entity_ids)).items()}
+    return {e: value ** exponent for e, value in hubs_by_count(found, total_chunks)[1].items()}
 
 
 def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
