@@ -34,6 +34,7 @@ class NetworkXGraphStore:
         self._relation_sets: dict[str, frozenset[str]] = {}
         self._chunk_links: dict[str, dict[str, str]] | None = None
         self._subject_index: dict[str, list[str]] | None = None
+        self._mentioned: dict[str, list[str]] = {}  # chunk -> the entities it mentions, as read
         self._arrays: RelationArrays | None = None
         self._files = GraphFiles(path) if path is not None else None
         self._stamp: tuple[Any, ...] | None = None
@@ -60,6 +61,7 @@ class NetworkXGraphStore:
             self._relation_sets = {}
             self._chunk_links = None
             self._subject_index = None
+            self._mentioned = {}
             self._arrays = None
 
     def save(self, change: Change | None = None) -> None:
@@ -210,8 +212,12 @@ class NetworkXGraphStore:
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         """The entities each chunk mentions (its entity-chunk edges)."""
         with self.lock:
-            adj, nodes = self.graph._adj, self.graph._node  # the plain dicts: views cost more than the work
-            return {c: sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY) for c in chunk_ids if c in adj}
+            adj, nodes, known = self.graph._adj, self.graph._node, self._mentioned  # plain dicts: views cost more
+            chunk_ids = list(chunk_ids)
+            for c in chunk_ids:
+                if c not in known and c in adj:
+                    known[c] = sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY)
+            return {c: list(known[c]) for c in chunk_ids if c in known}
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""
