@@ -207,6 +207,12 @@ class NetworkXGraphStore:
             adj, nodes = self.graph._adj, self.graph._node  # the plain dicts: views cost more than the work
             return {c: sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY) for c in chunk_ids if c in adj}
 
+    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """The relation edges each chunk states."""
+        with self.lock:
+            nodes = self.graph._node
+            return {c: [(u, v) for u, v in nodes[c].get("relations", ())] for c in chunk_ids if c in nodes}
+
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""
         with self.lock:
