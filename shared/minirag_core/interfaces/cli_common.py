@@ -78,3 +78,13 @@ def open_index(args: argparse.Namespace, *, llm: Any = None, require_documents: 
 def check_question(question: str) -> None:
     if not question.strip():
         raise CLIError("the question is empty")
+
+
+def where_filter(pairs: list[str]) -> Any:
+    """The metadata filter of ``--where KEY=VALUE`` options (None without any)."""
+    from minirag_core.retrieval.filters import FilterError, from_where_args
+
+    try:
+        return from_where_args(pairs)
+    except FilterError as exc:
+        raise CLIError(str(exc)) from exc

@@ -2,8 +2,8 @@
 LangChain vector stores (``{"key": value}``, ``{"key": {"$in": [...]}}``, ``{"$and": [...]}``)
 or from ``key=value`` pairs; the LlamaIndex adapter translates ``MetadataFilters`` into it.
 
-A condition on a key the metadata lacks is false, whatever its operator (as in LlamaIndex's
-and Chroma's filtering); ``ne`` and ``nin`` hold only for a key that is present.
+A key the metadata lacks (or holds as None) equals nothing: ``ne`` and ``nin`` hold for it and
+every other operator fails (as LlamaIndex's own metadata filtering reads it).
 """
 
 from __future__ import annotations
@@ -65,9 +65,9 @@ class Condition:
             raise FilterError(f"{self.op!r} on {self.key!r} takes a string, number or boolean, got {self.value!r}")
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
-        if self.key not in metadata or metadata[self.key] is None:
-            return False
-        found, op, value = metadata[self.key], self.op, self.value
+        found, op, value = metadata.get(self.key), self.op, self.value
+        if found is None:
+            return op in ("ne", "nin")
         if op == "eq":
             return _equal(found, value)
         if op == "ne":
