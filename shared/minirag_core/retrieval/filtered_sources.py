@@ -68,6 +68,10 @@ class FilteredGraphView:
             return frozenset((min(u, v), max(u, v)) for pairs in stated for u, v in pairs)
         return frozenset(pair for entities in mentions.values() for pair in combinations(sorted(entities), 2))
 
+    def backs(self, entity_id: str) -> bool:
+        """Whether a passing chunk mentions ``entity_id``."""
+        return entity_id in self._entity_chunks
+
     def entity(self, entity_id: str) -> dict[str, Any] | None:
         if entity_id not in self._entity_chunks:
             return None
@@ -145,17 +149,18 @@ class FilteredSources:
         self.embedder = base.embedder
         self.parallel_reads = getattr(base, "parallel_reads", False)
         self.graph = FilteredGraphView(base.graph, passing.chunks)
-        self._rows: tuple[Any, np.ndarray, list[str]] | None = None
+        self._rows: tuple[Any, np.ndarray, list[str], dict[str, int]] | None = None
         self._lexical: Any = None
 
     def _restrict(self, table: Mapping[str, float]) -> Mapping[str, float]:
         if not isinstance(table, ScoreTable):
             return {c: s for c, s in table.items() if c in self.passing.chunks}
-        cached = self._rows
+        cached = self._rows  # the rows of a table over the same ids (an unchanged store) are kept
         if cached is None or cached[0] is not table.ids:
             ids = [c for c in self.graph.chunk_ids() if c in table.position]
-            cached = self._rows = (table.ids, np.array([table.position[c] for c in ids], dtype=np.int64), ids)
-        return ScoreTable(cached[2], table.scores[cached[1]])
+            rows = np.array([table.position[c] for c in ids], dtype=np.int64)
+            cached = self._rows = (table.ids, rows, ids, {c: i for i, c in enumerate(ids)})
+        return ScoreTable(cached[2], table.scores[cached[1]], cached[3])
 
     def chunk_dense_scores(self, vector: np.ndarray) -> Mapping[str, float]:
         vectors = getattr(self.base, "vectors", None)
@@ -175,8 +180,8 @@ class FilteredSources:
         return {} if table is None else table
 
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        backed = self.graph.entity_chunk_ids
-        return nearest_passing(lambda n: self.base.nearest_entities(vector, n), k, lambda item: bool(backed([item[0]])))
+        backs = self.graph.backs
+        return nearest_passing(lambda n: self.base.nearest_entities(vector, n), k, lambda item: backs(item[0]))
 
     def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         stated = self.graph.relations
