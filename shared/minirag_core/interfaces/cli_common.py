@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from minirag_core.retrieval.filters import MetadataFilter
 
 DEFAULT_WORKDIR = "minirag.workdir"
 
@@ -80,7 +83,7 @@ def check_question(question: str) -> None:
         raise CLIError("the question is empty")
 
 
-def where_filter(pairs: list[str]) -> Any:
+def where_filter(pairs: list[str]) -> MetadataFilter | None:
     """The metadata filter of ``--where KEY=VALUE`` options (None without any)."""
     from minirag_core.retrieval.filters import FilterError, from_where_args
 
