@@ -27,6 +27,11 @@ from minirag_core.storage.base import GraphView
 Item = TypeVar("Item")
 #: filtered views a sources object keeps (one per recent filter)
 KEPT_VIEWS = 4
+#: most passing documents a vector store's search is given by id (a SQLite-backed store binds each
+#: one as a variable); past it the search asks for more nearest chunks and keeps the passing ones
+MAX_WHERE_DOCUMENTS = 5000
+#: how many times its usual number of nearest chunks that wider search asks for, at most
+MAX_WIDENING = 20
 _MAX_NEIGHBORS = 40
 
 
@@ -164,10 +169,14 @@ class FilteredSources:
 
     def chunk_dense_scores(self, vector: np.ndarray) -> Mapping[str, float]:
         vectors = getattr(self.base, "vectors", None)
-        if vectors is not None and not vectors.in_memory(CHUNKS):  # the store's search: passing documents only
-            where = {"doc_id": {"$in": sorted(self.passing.documents)}}
-            return self._restrict(vectors.chunk_similarities(vector, where=where))
-        return self._restrict(self.base.chunk_dense_scores(vector))
+        if vectors is None or vectors.in_memory(CHUNKS):
+            return self._restrict(self.base.chunk_dense_scores(vector))
+        documents = self.passing.documents  # the store's search: passing documents only
+        if len(documents) <= MAX_WHERE_DOCUMENTS:
+            return self._restrict(vectors.chunk_similarities(vector, where={"doc_id": {"$in": sorted(documents)}}))
+        share = max(len(self.graph.chunk_ids()), 1) / max(vectors.store.count(CHUNKS), 1)
+        widening = min(MAX_WIDENING, max(1, round(1 / share)))
+        return self._restrict(vectors.chunk_similarities(vector, n=vectors.ann_chunks * widening))
 
     def chunk_lexical_scores(self, query: str) -> Mapping[str, float]:
         if self._lexical is None:

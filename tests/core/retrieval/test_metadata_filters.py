@@ -8,6 +8,7 @@ import pytest
 
 from conftest import lihuaworld_documents
 from minirag_core.indexing.index import MiniRAGIndex
+from minirag_core.retrieval import filtered_sources
 from minirag_core.retrieval.filters import (AllOf, AnyOf, Condition, FilterError, Not, as_filter, from_dict,
                                             from_where_args)
 from minirag_core.types import Document
@@ -163,12 +164,16 @@ def test_chroma_search_past_the_memory_limit_gets_the_filter(indexes, monkeypatc
     try:
         ann = full.query(QUESTIONS[0], mode="naive", filter=spec)
         alone = subsets["part"].query(QUESTIONS[0], mode="naive")
+        # too many passing documents to name: a wider search without `where`, kept to the passing chunks
+        monkeypatch.setattr(filtered_sources, "MAX_WHERE_DOCUMENTS", 3)
+        wider = full.query(QUESTIONS[0], mode="naive", filter=spec)
     finally:
         full.vectors._counts.clear(), subsets["part"].vectors._counts.clear()
     assert len(ann.chunks) == 5 and all(passes(c.metadata) for c in ann.chunks)
     assert [c.chunk_id for c in ann.chunks] == [c.chunk_id for c in alone.chunks]
     passing_docs = sorted(d.id for d in _documents() if passes(d.metadata))
-    assert {"doc_id": {"$in": passing_docs}} in wheres
+    assert {"doc_id": {"$in": passing_docs}} in wheres and wheres[-1] is None
+    assert [c.chunk_id for c in wider.chunks] == [c.chunk_id for c in alone.chunks]
 
 
 def test_no_passing_document_returns_no_chunks_and_says_why(indexes):
