@@ -17,7 +17,8 @@ from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.llm.base import LLMBackend
 from minirag_core.retrieval.pipeline import check_mode, fill_to_k, shortfall
 from minirag_core.types import RetrievalResult, ScoredChunk
-from pydantic import ConfigDict, Field
+from minirag_core.retrieval.filters import as_filter
+from pydantic import ConfigDict, Field, field_validator
 
 from .adapters import ChatModelBackend, LangChainEmbedder, active_callbacks
 
@@ -112,7 +113,7 @@ class MiniRAGRetriever(BaseRetriever):
 
     Build with :meth:`from_documents`, :meth:`from_texts` or :meth:`from_index`;
     ``retriever.model_copy(update={"mode": "naive", "k": 3})`` shares the same index.
-    ``invoke(query, k=..., mode=...)`` overrides ``k`` / ``mode`` for one call.
+    ``invoke(query, k=..., mode=..., filter=...)`` overrides ``k`` / ``mode`` / ``filter`` for one call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -130,6 +131,18 @@ class MiniRAGRetriever(BaseRetriever):
     max_chunks_per_document: int | None = Field(default=None, ge=0)
     """At most this many chunks of one source document among the ``k`` (``None``: the index's
     setting, 2 unless changed; ``0``: no cap)."""
+    filter: dict[str, Any] | None = None
+    """Retrieve only from documents whose metadata pass this filter, in the filter dict of
+    LangChain's vector stores: ``{"year": 2024}``, ``{"lang": {"$in": ["en", "de"]}}``,
+    ``{"$and": [{"year": {"$gte": 2020}}, {"draft": {"$ne": True}}]}`` (operators ``$eq $ne $gt
+    $gte $lt $lte $in $nin $contains``, ``$and $or $not``). ``invoke(query, filter=...)`` sets it
+    for one call. The ``k`` returned are ``k`` passing chunks whenever that many pass."""
+
+    @field_validator("filter")
+    @classmethod
+    def _readable_filter(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        as_filter(value)  # a filter that cannot be read fails here, with the reason
+        return value
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -236,18 +249,22 @@ class MiniRAGRetriever(BaseRetriever):
                                  "minirag_k": kwargs.get("k") or self.k}
         return {**params, **extra}  # type: ignore[return-value]
 
-    def _plan(self, k: int | None, mode: str | None) -> tuple[int, str, dict[str, Any]]:
+    def _plan(self, k: int | None, mode: str | None,
+              metadata_filter: dict[str, Any] | None = None) -> tuple[int, str, dict[str, Any]]:
         k = self.k if k is None else int(k)
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         mode = check_mode(mode or self.mode)
-        overrides: dict[str, Any] = {"top_k": k, "token_budget": self.token_budget, "fill": True}
+        where = as_filter(self.filter if metadata_filter is None else metadata_filter)
+        overrides: dict[str, Any] = {"top_k": k, "token_budget": self.token_budget, "fill": True, "filter": where}
         if self.max_chunks_per_document is not None:
             overrides["max_chunks_per_document"] = self.max_chunks_per_document
         return k, mode, overrides
 
-    def _shortfall(self, result: RetrievalResult, k: int) -> int:
-        return shortfall(result, k, self.index.chunk_count())
+    def _shortfall(self, result: RetrievalResult, k: int, overrides: dict[str, Any]) -> int:
+        where = overrides["filter"]
+        available = self.index.chunk_count() if where is None else len(self.index.registry.passing(where).chunks)
+        return shortfall(result, k, available)
 
     def _top_up(self, result: RetrievalResult, extra: RetrievalResult, k: int) -> None:
         # Safeguard for a core result with fewer than k chunks although the index holds more.
@@ -265,11 +282,12 @@ class MiniRAGRetriever(BaseRetriever):
                 for c in result.chunks]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
-                                k: int | None = None, mode: Mode | None = None) -> list[Document]:
-        k, mode, overrides = self._plan(k, mode)
+                                k: int | None = None, mode: Mode | None = None,
+                                filter: dict[str, Any] | None = None) -> list[Document]:
+        k, mode, overrides = self._plan(k, mode, filter)
         with active_callbacks(run_manager.get_child()):
             result = self.index.query(query, mode=mode, **overrides)
-        if self._shortfall(result, k):
+        if self._shortfall(result, k, overrides):
             self._top_up(result, self.index.query(query, mode="naive", **self._top_up_overrides(overrides, k)), k)
         summary = _summary(result)
         run_manager.on_text(_summary_text(summary), minirag=summary)
@@ -277,11 +295,12 @@ class MiniRAGRetriever(BaseRetriever):
         return self._to_documents(result)
 
     async def _aget_relevant_documents(self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
-                                       k: int | None = None, mode: Mode | None = None) -> list[Document]:
-        k, mode, overrides = self._plan(k, mode)
+                                       k: int | None = None, mode: Mode | None = None,
+                                       filter: dict[str, Any] | None = None) -> list[Document]:
+        k, mode, overrides = self._plan(k, mode, filter)
         with active_callbacks(run_manager.get_child()):
             result = await self.index.aquery(query, mode=mode, **overrides)
-        if self._shortfall(result, k):
+        if await asyncio.to_thread(self._shortfall, result, k, overrides):
             extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
             self._top_up(result, extra, k)
         summary = _summary(result)

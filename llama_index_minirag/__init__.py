@@ -3,6 +3,7 @@ graph store or a core ``MiniRAGIndex``, and model adapters. Thin adapters over `
 
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLMBackend, MiniLMEmbedding
 from .extractor import MENTIONED_IN, RELATED, MiniRAGExtractor
+from .filters import to_core_filter
 from .graph_sources import PropertyGraphSources
 from .graph_stores import LadybugLockedError, close_store, falkordb_store, ladybug_store, minirag_index_kwargs, open_property_graph
 from .retriever import MiniRAGPGRetriever, MiniRAGRetriever, result_to_nodes
@@ -30,4 +31,5 @@ __all__ = [
     "minirag_index_kwargs",
     "open_property_graph",
     "result_to_nodes",
+    "to_core_filter",
 ]

@@ -31,8 +31,12 @@ from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.storage.base import GraphView
 from minirag_core.types import RetrievalResult
 
+from minirag_core.retrieval.filters import MetadataFilter as CoreFilter
+from minirag_core.retrieval.filters import Passing, passing
+
 from .adapters import LlamaIndexLLMBackend
-from .graph_sources import PropertyGraphSources
+from .filters import LlamaFilterInput, to_core_filter
+from .graph_sources import GraphSnapshot, PropertyGraphSources
 
 __all__ = ["MiniRAGRetriever", "MiniRAGPGRetriever", "result_to_nodes", "MODES", "METADATA_KEYS"]
 
@@ -92,34 +96,46 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
 class _CoreIndexRunner:
     """Retrieval through a core ``MiniRAGIndex`` (its own query mapper and settings)."""
 
-    def __init__(self, index: Any, mode: str, overrides: dict[str, Any]) -> None:
-        self.index, self.mode, self.overrides = index, mode, overrides
+    def __init__(self, index: Any, mode: str, overrides: dict[str, Any], where: CoreFilter | None = None) -> None:
+        self.index, self.mode, self.overrides, self.where = index, mode, overrides, where
 
     def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
-        return self.index.query(query, mode=self.mode, **self.overrides), self.index.graph_store, {}
+        return self.index.query(query, mode=self.mode, filter=self.where, **self.overrides), self.index.graph_store, {}
 
     async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
-        return await self.index.aquery(query, mode=self.mode, **self.overrides), self.index.graph_store, {}
+        result = await self.index.aquery(query, mode=self.mode, filter=self.where, **self.overrides)
+        return result, self.index.graph_store, {}
+
+
+def snapshot_passing(snap: GraphSnapshot, where: CoreFilter | None) -> Passing | None:
+    """What ``where`` lets through of a graph snapshot (its chunks grouped by document)."""
+    if where is None:
+        return None
+    nodes, by_doc = snap.graph.graph.nodes, {}
+    for chunk_id in snap.chunk_ids:
+        by_doc.setdefault(nodes[chunk_id].get("doc_id", chunk_id), []).append(chunk_id)
+    return passing(where, ((d, snap.doc_metadata.get(d, {}), chunks) for d, chunks in by_doc.items()))
 
 
 class _GraphRunner:
     """Retrieval over ``PropertyGraphSources`` with the core's retrieval functions."""
 
     def __init__(self, sources: PropertyGraphSources, mode: str, settings: RetrievalSettings,
-                 mapper: QueryMapper) -> None:
-        self.sources, self.mode, self.settings, self.mapper = sources, mode, settings, mapper
+                 mapper: QueryMapper, where: CoreFilter | None = None) -> None:
+        self.sources, self.mode, self.settings, self.mapper, self.where = sources, mode, settings, mapper, where
 
     def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
         snap = self.sources.snapshot()
         mapping = map_query(self.mapper, query, self.mode, snap.type_pool)
-        result = retrieve(snap, query, self.mode, self.settings, mapping=mapping, doc_metadata=snap.doc_metadata)
+        result = retrieve(snap, query, self.mode, self.settings, mapping=mapping, doc_metadata=snap.doc_metadata,
+                          passing=snapshot_passing(snap, self.where))
         return result, snap.graph, snap.llama_nodes
 
     async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
         snap = await asyncio.to_thread(self.sources.snapshot)
         mapping = await amap_query(self.mapper, query, self.mode, snap.type_pool)
         result = await aretrieve(snap, query, self.mode, self.settings, mapping=mapping,
-                                 doc_metadata=snap.doc_metadata)
+                                 doc_metadata=snap.doc_metadata, passing=snapshot_passing(snap, self.where))
         return result, snap.graph, snap.llama_nodes
 
 
@@ -183,28 +199,33 @@ class MiniRAGRetriever(BaseRetriever):
 
     @classmethod
     def from_index(cls, index: Any, *, mode: str = "mini", top_k: Optional[int] = None,
-                   callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
+                   filters: LlamaFilterInput = None, callback_manager: Any = None,
+                   **overrides: Any) -> "MiniRAGRetriever":
         """Wrap a core ``MiniRAGIndex``: queries go through ``index.query`` / ``index.aquery``
-        (with the index's own query mapper), so results equal the core's."""
-        return cls(_CoreIndexRunner(index, check_mode(mode), {"top_k": top_k, **overrides}), mode=mode,
-                   callback_manager=callback_manager)
+        (with the index's own query mapper), so results equal the core's. ``filters``
+        (``MetadataFilters``) keeps retrieval to the documents whose metadata pass."""
+        runner = _CoreIndexRunner(index, check_mode(mode), {"top_k": top_k, **overrides}, to_core_filter(filters))
+        return cls(runner, mode=mode, callback_manager=callback_manager)
 
     @classmethod
     def from_property_graph(cls, graph: Any, *, mode: str = "mini", top_k: Optional[int] = None,
                             llm: Any = None, embed_model: Any = None, query_mapper: Optional[QueryMapper] = None,
                             settings: Optional[RetrievalSettings] = None, callback_manager: Any = None,
-                            vector_cache: Any = None, **overrides: Any) -> "MiniRAGRetriever":
+                            vector_cache: Any = None, filters: LlamaFilterInput = None,
+                            **overrides: Any) -> "MiniRAGRetriever":
         """Retrieve over a ``PropertyGraphIndex`` / ``PropertyGraphStore`` / ``PropertyGraphSources``.
 
         ``embed_model``: LlamaIndex ``BaseEmbedding`` or core ``Embedder`` for MiniRAG's vectors
         (default: the index's embed model if it has one, else the bundled all-MiniLM-L6-v2).
         ``llm``: a LlamaIndex ``LLM`` for query mapping (default: the core's offline mapper).
         ``vector_cache``: a folder, Chroma collection or ``ChromaVectorStore`` keeping MiniRAG's
-        graph vectors, so a new process does not embed the graph again.
+        graph vectors, so a new process does not embed the graph again. ``filters``
+        (``MetadataFilters``) keeps retrieval to the source documents whose metadata pass.
         """
+        where = to_core_filter(filters)
         sources = _sources_for(graph, embed_model, vector_cache)
         resolved = (settings or RetrievalSettings()).with_overrides(top_k=top_k, **overrides)
-        runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
+        runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper), where)
         return cls(runner, mode=mode, callback_manager=callback_manager)
 
     @property
@@ -231,7 +252,7 @@ class MiniRAGPGRetriever(CustomPGRetriever):
         retriever = index.as_retriever(sub_retrievers=[MiniRAGPGRetriever(index.property_graph_store)])
 
     Keyword arguments are those of :meth:`MiniRAGRetriever.from_property_graph` (``mode``,
-    ``top_k``, ``llm``, ``embed_model``, ``query_mapper``, ``settings``, setting overrides);
+    ``top_k``, ``filters``, ``llm``, ``embed_model``, ``query_mapper``, ``settings``, setting overrides);
     ``sources=`` shares a ``PropertyGraphSources`` (and its vectors) between retrievers.
     """
 

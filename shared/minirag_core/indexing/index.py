@@ -34,6 +34,7 @@ from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
 from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
 from minirag_core.retrieval.core_sources import CoreSources
+from minirag_core.retrieval.filters import FilterInput, MetadataFilter, as_filter
 from minirag_core.retrieval.pipeline import check_mode, retrieve
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.storage.base import GraphStore, VectorStore
@@ -225,8 +226,7 @@ class MiniRAGIndex:
         return {"documents": len(self._documents), **self.graph_store.stats()}
 
     def chunk_count(self) -> int:
-        """How many chunks the index holds: counted by the store once, then kept until a write
-        (here, or one another process made that this one read) changes the graph."""
+        """How many chunks the index holds: counted by the store once, then kept until a write changes the graph."""
         count = self._chunk_count
         if count is None:
             with self._rw.read():
@@ -364,22 +364,23 @@ class MiniRAGIndex:
     async def amap_query(self, query: str) -> QueryMapping:
         return await self.query_mapper.amap_query(query, self.type_pool())
 
-    def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None,
-                  settings: RetrievalSettings) -> RetrievalResult:
+    def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None, settings: RetrievalSettings,
+                  where: MetadataFilter | None) -> RetrievalResult:
         with self._rw.read():
-            return retrieve(self.sources, query, mode, settings, mapping=mapping,
-                            doc_metadata=self.registry.metadata_view())
+            return retrieve(self.sources, query, mode, settings, mapping=mapping, doc_metadata=self.registry.metadata_view(),
+                            passing=None if where is None else self.registry.passing(where))
 
-    def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
-        """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
-        settings = self._plan(query, mode, overrides)
+    def query(self, query: str, *, mode: str = "mini", filter: FilterInput = None, **overrides: Any) -> RetrievalResult:
+        """Retrieve for ``query`` from documents passing ``filter`` (``retrieval/filters.py``); overrides change settings."""
+        settings, where = self._plan(query, mode, overrides), as_filter(filter)
         mapping = None if mode == "naive" else self.map_query(query)
-        return noted_if_incomplete(self._relations, self._retrieve(query, mode, mapping, settings))
+        return noted_if_incomplete(self._relations, self._retrieve(query, mode, mapping, settings, where))
 
-    async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
-        settings = self._plan(query, mode, overrides)
+    async def aquery(self, query: str, *, mode: str = "mini", filter: FilterInput = None, **overrides: Any) -> RetrievalResult:
+        settings, where = self._plan(query, mode, overrides), as_filter(filter)
         mapping = None if mode == "naive" else await self.amap_query(query)
-        return noted_if_incomplete(self._relations, await asyncio.to_thread(self._retrieve, query, mode, mapping, settings))
+        result = await asyncio.to_thread(self._retrieve, query, mode, mapping, settings, where)
+        return noted_if_incomplete(self._relations, result)
 
     def _plan(self, query: str, mode: str, overrides: dict[str, Any]) -> RetrievalSettings:
         if not isinstance(query, str) or not query.strip():

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
+from minirag_core.retrieval.filters import MetadataFilter, Passing, passing
+
 
 @dataclass
 class DocumentRecord:
@@ -70,6 +72,10 @@ class DocumentRegistry:
 
     def metadata(self) -> dict[str, dict[str, Any]]:
         return {d: r.get("metadata", {}) for d, r in self.raw.items()}
+
+    def passing(self, metadata_filter: MetadataFilter) -> Passing:
+        """The documents whose metadata pass ``metadata_filter``, with their chunks."""
+        return passing(metadata_filter, ((d, r.get("metadata", {}), r.get("chunks", ())) for d, r in self.raw.items()))
 
     def metadata_view(self) -> "MetadataView":
         """Each document's metadata, read on access (a query needs a few, not all)."""

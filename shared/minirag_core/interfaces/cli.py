@@ -70,6 +70,9 @@ def _retrieval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=MODES, default="mini",
                    help="mini: MiniRAG's graph retrieval (default); light: LightRAG-style; naive: dense top-k")
     _size(p)
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="only documents whose metadata KEY equals VALUE (repeatable: all must hold; a VALUE "
+                        "that reads as a number or true/false matches that too)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
 

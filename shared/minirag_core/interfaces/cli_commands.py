@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from minirag_core.interfaces.cli_common import (CLIError, as_cli_error, check_question, llm_from_spec, no_index,
-                                                open_index, store_errors, workdir_of)
+                                                open_index, store_errors, where_filter, workdir_of)
 
 
 def _default_root(paths: Sequence[str]) -> Path:
@@ -119,8 +119,10 @@ def print_result(result: Any, as_json: bool) -> None:
 
 def cmd_query(args: argparse.Namespace) -> int:
     check_question(args.question)
+    where = where_filter(args.where)
     index = open_index(args, require_documents=True)
-    print_result(index.query(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens), args.json)
+    print_result(index.query(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens,
+                             filter=where), args.json)
     return 0
 
 
@@ -129,12 +131,13 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if llm is None:
         raise CLIError("answer needs a model: --llm ollama:MODEL (e.g. ollama:qwen2.5:3b)")
     check_question(args.question)
+    where = where_filter(args.where)
     from minirag_core.llm.base import LLMError
     from minirag_core.retrieval.budget import is_budget_note
 
     index = open_index(args, llm=llm, require_documents=True)
     try:
-        reply = index.answer(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens)
+        reply = index.answer(args.question, mode=args.mode, top_k=args.k, token_budget=args.max_tokens, filter=where)
     except LLMError as exc:
         raise CLIError(str(exc)) from exc
     for note in filter(is_budget_note, reply.result.notes):  # stdout holds the answer alone

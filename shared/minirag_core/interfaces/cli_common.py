@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from minirag_core.retrieval.filters import MetadataFilter
 
 DEFAULT_WORKDIR = "minirag.workdir"
 
@@ -78,3 +81,13 @@ def open_index(args: argparse.Namespace, *, llm: Any = None, require_documents: 
 def check_question(question: str) -> None:
     if not question.strip():
         raise CLIError("the question is empty")
+
+
+def where_filter(pairs: list[str]) -> MetadataFilter | None:
+    """The metadata filter of ``--where KEY=VALUE`` options (None without any)."""
+    from minirag_core.retrieval.filters import FilterError, from_where_args
+
+    try:
+        return from_where_args(pairs)
+    except FilterError as exc:
+        raise CLIError(str(exc)) from exc

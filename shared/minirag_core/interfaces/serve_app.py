@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from minirag_core.interfaces.serve_guards import BodyLimit, HostCheck, TokenCheck, json_error
+from minirag_core.retrieval.filters import FilterError, as_filter
 
 logger = logging.getLogger("minirag_core.serve")
 DEFAULT_MAX_REQUEST_BYTES = 10 << 20
@@ -28,6 +29,8 @@ class QueryRequest(BaseModel):
     k: int = Field(5, ge=1, le=200, description="chunks to retrieve")
     max_tokens: int | None = Field(None, ge=1, description="token budget of the chunks' text (default: the "
                                    "index's, 6000 unless changed); when fewer than k fit, the notes say so")
+    filter: dict[str, Any] | None = Field(None, description="only documents whose metadata pass, e.g. "
+                                          '{"year": {"$gte": 2020}} or {"$or": [{"lang": "en"}, {"lang": "de"}]}')
 
 
 class DocumentIn(BaseModel):
@@ -79,8 +82,12 @@ def create_app(index: Any, *, token: str | None = None, allowed_hosts: Sequence[
         index.catch_up()  # what `minirag index` or another server wrote meanwhile
         if not index.document_ids():
             raise HTTPException(409, f"the index at {index.workdir} is empty: insert documents first")
+        try:
+            where = as_filter(request.filter)
+        except FilterError as exc:
+            raise HTTPException(422, f"invalid request: filter: {exc}") from exc
         return index.query(request.question, mode=request.mode, top_k=request.k,
-                           token_budget=request.max_tokens).to_dict()
+                           token_budget=request.max_tokens, filter=where).to_dict()
 
     @app.post("/insert", dependencies=guarded, summary="add or replace documents (unchanged ones are skipped)")
     def insert(request: InsertRequest) -> dict[str, Any]:

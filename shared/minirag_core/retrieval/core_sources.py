@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Mapping
 
 import numpy as np
@@ -25,11 +26,14 @@ class CoreSources:
         self.vectors = vectors
         self.embedder = embedder
         self.lexical = LexicalChunkIndex(token_store)
+        self.filtered_views: OrderedDict = OrderedDict()  # retrieval/filtered_sources.py
+
 
     def invalidate(self) -> None:
         """The graph changed: the next lexical query brings BM25 up to date (new chunks only
         are tokenised)."""
         self.lexical.mark_stale()
+        self.filtered_views.clear()
 
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]
@@ -50,12 +54,16 @@ class CoreSources:
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)
 
-    def chunk_lexical_scores(self, query: str) -> Mapping[str, float]:
-        """BM25 scores as a ``ScoreTable`` over every chunk (0 where no term is shared)."""
+    def lexical_index(self) -> LexicalChunkIndex:
+        """The BM25 index, brought up to date with the graph."""
         lexical = self.lexical
         if not lexical.is_built:
             lexical.refresh(self.graph.chunk_ids(), lambda ids: {c: a["text"] for c, a in self.graph.chunks(ids).items()})
-        table = lexical.table(query)
+        return lexical
+
+    def chunk_lexical_scores(self, query: str) -> Mapping[str, float]:
+        """BM25 scores as a ``ScoreTable`` over every chunk (0 where no term is shared)."""
+        table = self.lexical_index().table(query)
         return {} if table is None else table
 
     def nearest_relations(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:

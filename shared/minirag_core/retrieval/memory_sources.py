@@ -8,6 +8,7 @@ core index's rule (``index_vectors``), so results match a core index over the sa
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Iterable, Mapping, MutableMapping
 
 import networkx as nx
@@ -103,6 +104,7 @@ class InMemorySources:
         self._type_pool: dict[str, list[str]] | None = None
         self._chunk_table: ScoreTable | None = None
         self.lexical = LexicalChunkIndex()
+        self.filtered_views: OrderedDict = OrderedDict()  # retrieval/filtered_sources.py
         self.lexical.build({c: g.nodes[c]["text"] for c in self.chunk_ids})
 
     @staticmethod

@@ -16,6 +16,8 @@ from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import QueryMapping, RetrievalResult
 from minirag_core.retrieval.budget import is_budget_note, set_budget_note
 from minirag_core.retrieval.common import scores_follow_rank
+from minirag_core.retrieval.filtered_sources import restricted
+from minirag_core.retrieval.filters import Passing
 from minirag_core.retrieval.modes.light import retrieve_light
 from minirag_core.retrieval.modes.mini import retrieve_mini
 from minirag_core.retrieval.modes.naive import retrieve_naive
@@ -45,9 +47,16 @@ async def amap_query(mapper: QueryMapper, query: str, mode: str,
 
 
 def retrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
-             mapping: QueryMapping | None = None,
-             doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
-    """Rank chunks for ``query`` in ``mode`` (mini and light need the query's ``mapping``)."""
+             mapping: QueryMapping | None = None, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
+             passing: Passing | None = None) -> RetrievalResult:
+    """Rank chunks for ``query`` in ``mode`` (mini and light need the query's ``mapping``); with
+    ``passing`` (what a metadata filter lets through) over the passing chunks alone."""
+    if passing is not None:
+        if not passing.chunks:
+            check_mode(mode)
+            return RetrievalResult(query=query, mode=mode, chunks=[], mapping=mapping,
+                                   notes=["no document passes the metadata filter"])
+        sources = restricted(sources, passing)
     if check_mode(mode) == "naive":
         result = retrieve_naive(sources, query, settings, doc_metadata)
     elif mapping is None:
@@ -62,11 +71,11 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
 
 
 async def aretrieve(sources: RetrievalSources, query: str, mode: str, settings: RetrievalSettings, *,
-                    mapping: QueryMapping | None = None,
-                    doc_metadata: Mapping[str, dict[str, Any]] | None = None) -> RetrievalResult:
+                    mapping: QueryMapping | None = None, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
+                    passing: Passing | None = None) -> RetrievalResult:
     """:func:`retrieve` in a worker thread (ranking is CPU-bound)."""
     return await asyncio.to_thread(retrieve, sources, query, mode, settings, mapping=mapping,
-                                   doc_metadata=doc_metadata)
+                                   doc_metadata=doc_metadata, passing=passing)
 
 
 def shortfall(result: RetrievalResult, k: int, available: int) -> int:

@@ -97,6 +97,15 @@ class LexicalChunkIndex:
         with self._lock:
             self._ids, self._model, self._position = ids, model, position
 
+    def subset(self, chunk_ids: Iterable[str]) -> "LexicalChunkIndex":
+        """BM25 over ``chunk_ids`` alone (their own document frequencies and lengths), from the
+        tokens kept here: what an index of those chunks only would score."""
+        part = LexicalChunkIndex()
+        part._vocab = self._vocab
+        part._tokens = {i: self._tokens[i] for i in chunk_ids if i in self._tokens}
+        part.refresh(list(part._tokens), lambda ids: {})
+        return part
+
     def mark_stale(self) -> None:
         """The chunks changed: the next ``refresh`` rebuilds (keeping the tokens it has)."""
         with self._lock:

@@ -320,11 +320,13 @@ class VectorIndex:
             self._window_rows = cached
         return cached
 
-    def chunk_similarities(self, vector: np.ndarray) -> ScoreTable:
+    def chunk_similarities(self, vector: np.ndarray, where: dict[str, Any] | None = None,
+                           n: int | None = None) -> ScoreTable:
         """Cosine similarity of ``vector`` to each chunk's best window (in memory), or to the
-        ``ann_chunks`` nearest chunks by the store's ANN index past ``in_memory_limit``."""
+        ``ann_chunks`` (or ``n``) nearest chunks by the store's ANN index past ``in_memory_limit``
+        (those whose metadata pass ``where``, a store filter on ``doc_id``; in memory neither is read)."""
         if not self.in_memory(CHUNKS):
-            found = sorted((i, s) for i, s, _ in self.store.query(CHUNKS, vector, self.ann_chunks))
+            found = sorted((i, s) for i, s, _ in self.store.query(CHUNKS, vector, n or self.ann_chunks, where=where))
             return ScoreTable([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64))
         ids, matrix, position = self.position(CHUNKS)
         if not ids:

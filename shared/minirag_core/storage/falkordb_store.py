@@ -329,6 +329,11 @@ class FalkorDBGraphStore:
                        "RETURN c.id, collect(e.id)", ids=list(chunk_ids))
         return {c: sorted(e for e in found if e is not None) for c, found in rows}
 
+    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """The relation edges each chunk states."""
+        rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) RETURN c.id, c.relations_json", ids=list(chunk_ids))
+        return {c: [(u, v) for u, v in json.loads(pairs or "[]")] for c, pairs in rows}
+
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         rows = self._q("UNWIND $ids AS i MATCH (e:Entity {id: i})-[m:MENTION]->(c:Chunk) WHERE m.subject "
                        "RETURN e.id, collect(c.id)", ids=list(entity_ids))

@@ -219,6 +219,12 @@ class NetworkXGraphStore:
                     known[c] = sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY)
             return {c: list(known[c]) for c in chunk_ids if c in known}
 
+    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """The relation edges each chunk states."""
+        with self.lock:
+            nodes = self.graph._node
+            return {c: [(u, v) for u, v in nodes[c].get("relations", ())] for c in chunk_ids if c in nodes}
+
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""
         with self.lock:

@@ -60,8 +60,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 #: the layout above; 1 kept every per-chunk record inside its entity's or relation's JSON
 FORMAT_VERSION = 2
 _IDS, _PAIRS, _RELATION_COLUMNS = IDS, PAIRS, RELATION_COLUMNS
-
-
 _ids = ids_param
 
 
@@ -355,6 +353,12 @@ class SQLiteGraphStore:
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         """The entities each chunk mentions (its entity-chunk edges)."""
         return self._mention_lists(chunk_ids, "chunk", "entity")
+
+    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """The relation edges each chunk states."""
+        return {c: [(u, v) for u, v in json.loads(pairs or "[]")] for c, pairs in self._rows(
+            f"SELECT id, json_extract(attrs, '$.relations') FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}",
+            _ids(list(dict.fromkeys(chunk_ids))))}
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it, if any (from in-memory links)."""

@@ -14,6 +14,7 @@ from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 from minirag_core.storage.base import GraphStore
 from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
+from minirag_core.types import Document
 
 from graph_parity import assert_same_expansion, corpus_of_passages as _corpus, retrieval_state as _state
 from servers import FalkorDBServer, falkordb_binaries, started
@@ -45,8 +46,9 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, embedder, server, corpus):
-    """The same corpus indexed with the networkx store and on the server."""
-    docs, _ = corpus
+    """The same corpus indexed with the networkx store and on the server (each document in one
+    of three ``part``s, for the filtered queries)."""
+    docs = [Document(d.id, d.text, {"part": i % 3}) for i, d in enumerate(corpus[0])]
     root = tmp_path_factory.mktemp("parity")
     local = MiniRAGIndex(root / "local", embedder=embedder)
     with pytest.MonkeyPatch.context() as patch:  # alias consolidation is the embedded store's alone:
@@ -82,6 +84,18 @@ def test_same_retrieval_on_both_stores(built, corpus) -> None:
         for mode in MODES:
             ours, theirs = local.query(question, mode=mode), remote.query(question, mode=mode)
             assert ours.chunks, (question, mode)
+            assert [c.chunk_id for c in theirs.chunks] == [c.chunk_id for c in ours.chunks], (question, mode)
+
+
+def test_same_filtered_retrieval_on_both_stores(built, corpus) -> None:
+    """A metadata filter reads the chunks' relations from the server and walks the same graph."""
+    local, remote = built
+    passing = {d.id for i, d in enumerate(corpus[0]) if i % 3 != 1}
+    for question in corpus[1]:
+        for mode in MODES:
+            ours = local.query(question, mode=mode, filter={"part": {"$ne": 1}})
+            theirs = remote.query(question, mode=mode, filter={"part": {"$ne": 1}})
+            assert ours.chunks and {c.doc_id for c in ours.chunks} <= passing, (question, mode)
             assert [c.chunk_id for c in theirs.chunks] == [c.chunk_id for c in ours.chunks], (question, mode)
 
 
