@@ -188,6 +188,12 @@ class FilteredSources:
         table = self._lexical.table(query)
         return {} if table is None else table
 
+    def entity_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored name vectors of the passing entities among ``ids`` (the same as an index of
+        the passing documents alone holds)."""
+        stored = getattr(self.base, "entity_vectors", None)
+        return stored([i for i in ids if self.graph.backs(i)]) if stored is not None else {}
+
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         backs = self.graph.backs
         return nearest_passing(lambda n: self.base.nearest_entities(vector, n), k, lambda item: backs(item[0]))

@@ -19,8 +19,8 @@ class RetrievalSettings:
     key_edges: int = 60            # |E_alpha hat|
     path_length: int = 2           # n: edges per reasoning path
     paths_per_seed: int = 10       # top-k paths per (query entity, seed)
-    beam_width: int = 16           # beam 64 and branch 16 gave the same recall@5 on every tune half at
-    max_branch: int = 8            # ~4x the path search's work (benchmarks/results/graph_adds/sweep_path_search_tune.json)
+    beam_width: int = 64
+    max_branch: int = 16
     candidate_pool: int = 15       # |V_c hat|: relevant chunks path chunks are filtered to (sweep_bridges --grid pool)
     dense_weight: float = 2.0      # chunk ranking: query vs chunk (best window); sweep_bridges.py --grid weights
     lexical_weight: float = 1.0    # chunk ranking: BM25, max-normalised
