@@ -21,6 +21,7 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
+from minirag_core.indexing.index_exports import IndexExports
 from minirag_core.indexing.manifest import (IndexSettingsMismatch, check_manifest, manifest, mark_migrated,
                                            rebuild_command)
 from minirag_core.indexing.progress import InsertProgress
@@ -51,7 +52,7 @@ TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
 
-class MiniRAGIndex:
+class MiniRAGIndex(IndexExports):
     """MiniRAG's heterogeneous graph index with path-scored retrieval.
 
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper

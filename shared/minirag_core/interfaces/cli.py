@@ -1,4 +1,4 @@
-"""The ``minirag`` command line: index folders, query, answer, delete, inspect, explain, serve.
+"""The ``minirag`` command line: index folders, query, answer, delete, inspect, export, explain, serve.
 This module only parses; each command is imported when it runs, so ``--help`` and a query start fast."""
 
 from __future__ import annotations
@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "info", f"{commands}:cmd_info", "settings, sizes and schema version of an index (JSON)")
     p.add_argument("--workdir", default=DEFAULT_WORKDIR, help=f"index folder (default: {DEFAULT_WORKDIR})")
     p.add_argument("--falkordb-url", help="the FalkorDB server of a workdir built on one")
+    p = _command(sub, "export", f"{commands}:cmd_export",
+                 "write the graph (chunks, entities, relations, mentions) for Gephi or networkx")
+    p.add_argument("--format", choices=("graphml", "json"), default="graphml",
+                   help="graphml (Gephi, yEd, networkx.read_graphml; default) or json (networkx node-link)")
+    p.add_argument("--out", help="output file (default: WORKDIR/graph-export.FORMAT)")
+    _stores(p)
     p = _command(sub, "explain", f"{commands}:cmd_explain", "draw the query's reasoning subgraph (.png or .html)")
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--out", help="output file: .png (matplotlib) or .html (pyvis) (default: WORKDIR/explain.png)")
