@@ -53,7 +53,10 @@ def _document_id(text: str, given: str | None) -> str:
 
 
 def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, Any]:
-    """The source document's metadata plus ``minirag_*`` keys; a user's own key always wins."""
+    """The source document's metadata plus ``minirag_*`` keys and the citation: ``source`` (the
+    document's own, else its id), ``document_id``, ``heading_path`` and the chunk's character offsets
+    in the document, ``start_index`` (LangChain's key) and ``end_index`` (None where unknown); a
+    user's own key always wins."""
     # Paths and key relationships touching this chunk's entities, those sharing the most
     # entities with the chunk first (e.g. the path that ends in this chunk's session), then by score.
     explanation = result.explain(chunk.chunk_id)
@@ -75,7 +78,10 @@ def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, An
         "minirag_query_entities": [str(e) for e in result.mapping.entities] if result.mapping else [],
         "minirag_answer_types": [str(t) for t in result.mapping.answer_types] if result.mapping else [],
     }
-    return {**extra, **chunk.metadata}
+    cite = {"source": str(chunk.metadata.get("source") or chunk.doc_id), "document_id": str(chunk.doc_id),
+            "heading_path": [str(h) for h in chunk.heading_path], "start_index": chunk.start_index,
+            "end_index": chunk.end_index}
+    return {**extra, **cite, **chunk.metadata}
 
 
 def _summary(result: RetrievalResult) -> dict[str, Any]:
@@ -106,7 +112,9 @@ class MiniRAGRetriever(BaseRetriever):
     least ``k`` chunks and they fit ``token_budget`` — topped up with next-best chunks
     (``metadata["minirag_via"] == "fill"``) when the reasoning paths reach fewer. Each
     document is one chunk (``id``: the chunk id; ``metadata["doc_id"]``: its source document's
-    id) and carries that document's metadata unchanged plus ``minirag_*`` keys
+    id; ``document_text[metadata["start_index"]:metadata["end_index"]] == page_content``, with
+    ``heading_path`` the section titles it starts under) and carries that document's metadata
+    unchanged plus ``minirag_*`` keys
     (score, chunk/doc ids, via, entities, reasoning paths, key relationships, answer
     candidates, query entities), all JSON-serialisable.
 

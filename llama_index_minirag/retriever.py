@@ -49,7 +49,9 @@ MAX_RELATIONSHIPS_PER_NODE = 5
 def result_to_nodes(result: RetrievalResult, graph: GraphView,
                     llama_nodes: Optional[dict[str, BaseNode]] = None) -> list[NodeWithScore]:
     """Retrieved chunks as ``NodeWithScore``; each node's metadata holds the reasoning paths,
-    key relationships and answer candidates that touch the chunk's entities (JSON values)."""
+    key relationships and answer candidates that touch the chunk's entities (JSON values). A chunk
+    of a core index is cited: a ``SOURCE`` relationship to its document, ``start_char_idx`` /
+    ``end_char_idx`` its place in the document's text (None where unknown), ``heading_path``."""
     names: dict[str, str] = {}
 
     def name(entity_id: str) -> str:
@@ -64,7 +66,9 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
         if base is not None:
             node = base.model_copy(deep=True)
         else:
-            node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=dict(chunk.metadata),
+            node = TextNode(id_=chunk.chunk_id, text=chunk.text,
+                            metadata={"heading_path": list(chunk.heading_path), **dict(chunk.metadata)},
+                            start_char_idx=chunk.start_index, end_char_idx=chunk.end_index,
                             relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.doc_id)})
         node.metadata.update({
             "minirag_mode": result.mode,

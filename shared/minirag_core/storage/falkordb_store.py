@@ -319,10 +319,11 @@ class FalkorDBGraphStore:
         return found
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) "
-                       "RETURN c.id, c.text, c.doc_id, c.order, c.n_tokens, c.subjects", ids=list(chunk_ids))
-        return {c: {"text": text, "doc_id": doc_id, "order": order, "n_tokens": n_tokens,
-                    "subjects": list(subjects or [])} for c, text, doc_id, order, n_tokens, subjects in rows}
+        rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) RETURN c.id, c.text, c.doc_id, c.order, c.n_tokens, "
+                       "c.subjects, c.start_index, c.end_index, c.heading_path", ids=list(chunk_ids))
+        return {c: {"text": text, "doc_id": doc_id, "order": order, "n_tokens": n_tokens, "subjects": list(subjects or []),
+                    "start_index": start, "end_index": end, "heading_path": list(path or [])}
+                for c, text, doc_id, order, n_tokens, subjects, start, end, path in rows}
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) OPTIONAL MATCH (e:Entity)-[:MENTION]->(c) "

@@ -77,6 +77,9 @@ def test_graphml_round_trips_through_networkx(index, tmp_path):
     path = index.export_graph(tmp_path / "g.graphml")
     read = nx.read_graphml(path)
     _check_against_index(read, index, graphml=True)
+    paths = [a["heading_path"] for _, a in read.nodes(data=True) if "heading_path" in a]
+    assert paths and all(p.startswith("Tea growing") for p in paths)  # the Markdown page's chunks
+    assert all(a["kind"] != "chunk" or a["start_index"] < a["end_index"] for _, a in read.nodes(data=True))
 
 
 def test_json_round_trips_through_networkx(index, tmp_path):
