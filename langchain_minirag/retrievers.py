@@ -157,7 +157,7 @@ class MiniRAGRetriever(BaseRetriever):
     def from_documents(cls, documents: Iterable[Document], llm: BaseChatModel | LLMBackend | None = None,
                        embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                        ids: Sequence[str] | None = None, *, index_kwargs: dict[str, Any] | None = None,
-                       workers: int | None = None, **kwargs: Any) -> "MiniRAGRetriever":
+                       workers: int | None = None, namespace: str | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Index LangChain documents and return a retriever over them.
 
         ``llm`` (any chat model, or a core ``LLMBackend``) drives extraction and query
@@ -168,18 +168,20 @@ class MiniRAGRetriever(BaseRetriever):
         fields (``k``, ``mode``, ``token_budget``, ``tags``, ...). ``workers=N`` extracts and
         embeds in N processes (models that pickle: the embedded default does); the default, None,
         is one per core for a corpus large enough to pay for starting them (``MiniRAGIndex``).
+        ``namespace`` names the index among several on one Chroma / FalkorDB server.
         """
         documents = list(documents)
         if not documents:
             raise ValueError("from_documents got no documents: nothing to index (check the path you loaded from)")
-        index = cls.build_index(llm, embeddings, persist_directory, **{"workers": workers, **dict(index_kwargs or {})})
+        index = cls.build_index(llm, embeddings, persist_directory,
+                                **{"workers": workers, "namespace": namespace, **dict(index_kwargs or {})})
         retriever = cls(index=index, **kwargs)
         retriever.add_documents(documents, ids=ids)
         return retriever
 
     @classmethod
     def from_persist_directory(cls, persist_directory: str | Path, llm: BaseChatModel | LLMBackend | None = None,
-                               embeddings: Embeddings | Embedder | None = None, *,
+                               embeddings: Embeddings | Embedder | None = None, *, namespace: str | None = None,
                                index_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Reopen an index that ``from_documents`` / ``from_texts`` persisted, without re-indexing.
 
@@ -188,14 +190,15 @@ class MiniRAGRetriever(BaseRetriever):
         if not (path / "manifest.json").exists():
             raise FileNotFoundError(f"no MiniRAG index at {path}: build one with "
                                     "MiniRAGRetriever.from_documents(..., persist_directory=...) first")
-        return cls(index=cls.build_index(llm, embeddings, path, **dict(index_kwargs or {})), **kwargs)
+        return cls(index=cls.build_index(llm, embeddings, path, **{"namespace": namespace, **dict(index_kwargs or {})}),
+                   **kwargs)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
                    ids: Sequence[str] | None = None, llm: BaseChatModel | LLMBackend | None = None,
                    embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                    *, index_kwargs: dict[str, Any] | None = None, workers: int | None = None,
-                   **kwargs: Any) -> "MiniRAGRetriever":
+                   namespace: str | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Like :meth:`from_documents`, from plain texts and optional metadata dicts."""
         texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
@@ -203,7 +206,23 @@ class MiniRAGRetriever(BaseRetriever):
         documents = [Document(page_content=t, metadata=dict(metadatas[i]) if metadatas else {})
                      for i, t in enumerate(texts)]
         return cls.from_documents(documents, llm=llm, embeddings=embeddings, persist_directory=persist_directory,
-                                  ids=ids, index_kwargs=index_kwargs, workers=workers, **kwargs)
+                                  ids=ids, index_kwargs=index_kwargs, workers=workers, namespace=namespace, **kwargs)
+
+    @classmethod
+    async def afrom_documents(cls, documents: Iterable[Document], *args: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_documents` (indexing runs in a worker thread)."""
+        return await asyncio.to_thread(cls.from_documents, list(documents), *args, **kwargs)
+
+    @classmethod
+    async def afrom_texts(cls, texts: Iterable[str], *args: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_texts`."""
+        return await asyncio.to_thread(cls.from_texts, list(texts), *args, **kwargs)
+
+    @classmethod
+    async def afrom_persist_directory(cls, persist_directory: str | Path, *args: Any,
+                                      **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_persist_directory` (the models and the graph load in a worker thread)."""
+        return await asyncio.to_thread(cls.from_persist_directory, persist_directory, *args, **kwargs)
 
     # -- writes --------------------------------------------------------------------------------
     def add_documents(self, documents: Iterable[Document], ids: Sequence[str] | None = None) -> list[str]:
@@ -289,7 +308,7 @@ class MiniRAGRetriever(BaseRetriever):
         k, mode, overrides = self._plan(k, mode)
         with active_callbacks(run_manager.get_child()):
             result = await self.index.aquery(query, mode=mode, **overrides)
-        if self._shortfall(result, k):
+        if await asyncio.to_thread(self._shortfall, result, k):  # the store counts its chunks once
             extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
             self._top_up(result, extra, k)
         summary = _summary(result)

@@ -42,6 +42,8 @@ def _stores(p: argparse.ArgumentParser, *, creates: bool = False) -> None:
                                         "in the workdir); a workdir built on a server needs the URL every time")
     p.add_argument("--falkordb-url", help="graph on a FalkorDB server, falkordb://HOST:PORT[/GRAPH] (default: "
                                           "embedded); a workdir built on a server needs the URL every time")
+    p.add_argument("--namespace", help="the index's name on shared servers: its Chroma collections and FalkorDB "
+                                       "graph are minirag-NAMESPACE..., apart from other namespaces' (default: none)")
     if creates:
         p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
                        help="embedded graph store of a new workdir: networkx (in memory; default) or sqlite "
