@@ -211,6 +211,11 @@ class MiniRAGRetriever(BaseRetriever):
         runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper))
         return cls(runner, mode=mode, callback_manager=callback_manager)
 
+    @classmethod
+    async def afrom_property_graph(cls, graph: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_property_graph` (the embedding model loads in a worker thread)."""
+        return await asyncio.to_thread(cls.from_property_graph, graph, **kwargs)
+
     @property
     def sources(self) -> Optional[PropertyGraphSources]:
         return getattr(self._runner, "sources", None)
@@ -226,7 +231,8 @@ class MiniRAGRetriever(BaseRetriever):
         return result_to_nodes(*self._runner.run(query_bundle.query_str))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return result_to_nodes(*(await self._runner.arun(query_bundle.query_str)))
+        found = await self._runner.arun(query_bundle.query_str)
+        return await asyncio.to_thread(result_to_nodes, *found)  # entity names are read from the store
 
 
 class MiniRAGPGRetriever(CustomPGRetriever):
