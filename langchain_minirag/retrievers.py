@@ -54,7 +54,10 @@ def _document_id(text: str, given: str | None) -> str:
 
 
 def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, Any]:
-    """The source document's metadata plus ``minirag_*`` keys; a user's own key always wins."""
+    """The source document's metadata plus ``minirag_*`` keys and the citation: ``source`` (the
+    document's own, else its id), ``document_id``, ``heading_path`` and the chunk's character offsets
+    in the document, ``start_index`` (LangChain's key) and ``end_index`` (None where unknown); a
+    user's own key always wins."""
     # Paths and key relationships touching this chunk's entities, those sharing the most
     # entities with the chunk first (e.g. the path that ends in this chunk's session), then by score.
     explanation = result.explain(chunk.chunk_id)
@@ -76,7 +79,10 @@ def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, An
         "minirag_query_entities": [str(e) for e in result.mapping.entities] if result.mapping else [],
         "minirag_answer_types": [str(t) for t in result.mapping.answer_types] if result.mapping else [],
     }
-    return {**extra, **chunk.metadata}
+    cite = {"source": str(chunk.metadata.get("source") or chunk.doc_id), "document_id": str(chunk.doc_id),
+            "heading_path": [str(h) for h in chunk.heading_path], "start_index": chunk.start_index,
+            "end_index": chunk.end_index}
+    return {**extra, **cite, **chunk.metadata}
 
 
 def _summary(result: RetrievalResult) -> dict[str, Any]:
@@ -107,7 +113,9 @@ class MiniRAGRetriever(BaseRetriever):
     least ``k`` chunks and they fit ``token_budget`` — topped up with next-best chunks
     (``metadata["minirag_via"] == "fill"``) when the reasoning paths reach fewer. Each
     document is one chunk (``id``: the chunk id; ``metadata["doc_id"]``: its source document's
-    id) and carries that document's metadata unchanged plus ``minirag_*`` keys
+    id; ``document_text[metadata["start_index"]:metadata["end_index"]] == page_content``, with
+    ``heading_path`` the section titles it starts under) and carries that document's metadata
+    unchanged plus ``minirag_*`` keys
     (score, chunk/doc ids, via, entities, reasoning paths, key relationships, answer
     candidates, query entities), all JSON-serialisable.
 
@@ -162,7 +170,7 @@ class MiniRAGRetriever(BaseRetriever):
     def from_documents(cls, documents: Iterable[Document], llm: BaseChatModel | LLMBackend | None = None,
                        embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                        ids: Sequence[str] | None = None, *, index_kwargs: dict[str, Any] | None = None,
-                       workers: int | None = None, **kwargs: Any) -> "MiniRAGRetriever":
+                       workers: int | None = None, namespace: str | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Index LangChain documents and return a retriever over them.
 
         ``llm`` (any chat model, or a core ``LLMBackend``) drives extraction and query
@@ -173,18 +181,20 @@ class MiniRAGRetriever(BaseRetriever):
         fields (``k``, ``mode``, ``token_budget``, ``tags``, ...). ``workers=N`` extracts and
         embeds in N processes (models that pickle: the embedded default does); the default, None,
         is one per core for a corpus large enough to pay for starting them (``MiniRAGIndex``).
+        ``namespace`` names the index among several on one Chroma / FalkorDB server.
         """
         documents = list(documents)
         if not documents:
             raise ValueError("from_documents got no documents: nothing to index (check the path you loaded from)")
-        index = cls.build_index(llm, embeddings, persist_directory, **{"workers": workers, **dict(index_kwargs or {})})
+        index = cls.build_index(llm, embeddings, persist_directory,
+                                **{"workers": workers, "namespace": namespace, **dict(index_kwargs or {})})
         retriever = cls(index=index, **kwargs)
         retriever.add_documents(documents, ids=ids)
         return retriever
 
     @classmethod
     def from_persist_directory(cls, persist_directory: str | Path, llm: BaseChatModel | LLMBackend | None = None,
-                               embeddings: Embeddings | Embedder | None = None, *,
+                               embeddings: Embeddings | Embedder | None = None, *, namespace: str | None = None,
                                index_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Reopen an index that ``from_documents`` / ``from_texts`` persisted, without re-indexing.
 
@@ -193,14 +203,15 @@ class MiniRAGRetriever(BaseRetriever):
         if not (path / "manifest.json").exists():
             raise FileNotFoundError(f"no MiniRAG index at {path}: build one with "
                                     "MiniRAGRetriever.from_documents(..., persist_directory=...) first")
-        return cls(index=cls.build_index(llm, embeddings, path, **dict(index_kwargs or {})), **kwargs)
+        return cls(index=cls.build_index(llm, embeddings, path, **{"namespace": namespace, **dict(index_kwargs or {})}),
+                   **kwargs)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None,
                    ids: Sequence[str] | None = None, llm: BaseChatModel | LLMBackend | None = None,
                    embeddings: Embeddings | Embedder | None = None, persist_directory: str | Path | None = None,
                    *, index_kwargs: dict[str, Any] | None = None, workers: int | None = None,
-                   **kwargs: Any) -> "MiniRAGRetriever":
+                   namespace: str | None = None, **kwargs: Any) -> "MiniRAGRetriever":
         """Like :meth:`from_documents`, from plain texts and optional metadata dicts."""
         texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
@@ -208,7 +219,23 @@ class MiniRAGRetriever(BaseRetriever):
         documents = [Document(page_content=t, metadata=dict(metadatas[i]) if metadatas else {})
                      for i, t in enumerate(texts)]
         return cls.from_documents(documents, llm=llm, embeddings=embeddings, persist_directory=persist_directory,
-                                  ids=ids, index_kwargs=index_kwargs, workers=workers, **kwargs)
+                                  ids=ids, index_kwargs=index_kwargs, workers=workers, namespace=namespace, **kwargs)
+
+    @classmethod
+    async def afrom_documents(cls, documents: Iterable[Document], *args: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_documents` (indexing runs in a worker thread)."""
+        return await asyncio.to_thread(cls.from_documents, list(documents), *args, **kwargs)
+
+    @classmethod
+    async def afrom_texts(cls, texts: Iterable[str], *args: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_texts`."""
+        return await asyncio.to_thread(cls.from_texts, list(texts), *args, **kwargs)
+
+    @classmethod
+    async def afrom_persist_directory(cls, persist_directory: str | Path, *args: Any,
+                                      **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_persist_directory` (the models and the graph load in a worker thread)."""
+        return await asyncio.to_thread(cls.from_persist_directory, persist_directory, *args, **kwargs)
 
     # -- writes --------------------------------------------------------------------------------
     def add_documents(self, documents: Iterable[Document], ids: Sequence[str] | None = None) -> list[str]:
@@ -300,7 +327,7 @@ class MiniRAGRetriever(BaseRetriever):
         k, mode, overrides = self._plan(k, mode, filter)
         with active_callbacks(run_manager.get_child()):
             result = await self.index.aquery(query, mode=mode, **overrides)
-        if await asyncio.to_thread(self._shortfall, result, k, overrides):
+        if await asyncio.to_thread(self._shortfall, result, k, overrides):  # the store counts its chunks once
             extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
             self._top_up(result, extra, k)
         summary = _summary(result)

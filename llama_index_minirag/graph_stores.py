@@ -48,15 +48,19 @@ def falkordb_client_url(url: str) -> tuple[str, Optional[str]]:
     return urlunparse((scheme, parsed.netloc, "", "", parsed.query, "")), graph
 
 
-def falkordb_store(url: str, database: Optional[str] = None, **kwargs: Any) -> PropertyGraphStore:
-    """A ``FalkorDBPropertyGraphStore`` on ``url``; the graph is ``database``, else the URL's
-    path, else ``"falkor"`` (the store's default). Other keywords go to the store."""
+def falkordb_store(url: str, database: Optional[str] = None, *, namespace: Optional[str] = None,
+                   **kwargs: Any) -> PropertyGraphStore:
+    """A ``FalkorDBPropertyGraphStore`` on ``url``; the graph is ``namespace``'s (``minirag-NAMESPACE``,
+    apart from other namespaces on the server), else ``database``, else the URL's path, else
+    ``"falkor"`` (the store's default). Other keywords go to the store."""
     from llama_index.graph_stores.falkordb import FalkorDBPropertyGraphStore
+    from minirag_core.storage.falkordb_store import graph_name
 
     from .store_watch import watch
 
     client_url, graph = falkordb_client_url(url)
-    store = FalkorDBPropertyGraphStore(url=client_url, database=database or graph or DEFAULT_GRAPH, **kwargs)
+    name = graph_name(database or graph, namespace) if namespace else database or graph or DEFAULT_GRAPH
+    store = FalkorDBPropertyGraphStore(url=client_url, database=name, **kwargs)
     watch(store)  # writes through it bump the graph's version, which other processes read
     return store
 

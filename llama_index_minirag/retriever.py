@@ -53,7 +53,9 @@ MAX_RELATIONSHIPS_PER_NODE = 5
 def result_to_nodes(result: RetrievalResult, graph: GraphView,
                     llama_nodes: Optional[dict[str, BaseNode]] = None) -> list[NodeWithScore]:
     """Retrieved chunks as ``NodeWithScore``; each node's metadata holds the reasoning paths,
-    key relationships and answer candidates that touch the chunk's entities (JSON values)."""
+    key relationships and answer candidates that touch the chunk's entities (JSON values). A chunk
+    of a core index is cited: a ``SOURCE`` relationship to its document, ``start_char_idx`` /
+    ``end_char_idx`` its place in the document's text (None where unknown), ``heading_path``."""
     names: dict[str, str] = {}
 
     def name(entity_id: str) -> str:
@@ -68,7 +70,9 @@ def result_to_nodes(result: RetrievalResult, graph: GraphView,
         if base is not None:
             node = base.model_copy(deep=True)
         else:
-            node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=dict(chunk.metadata),
+            node = TextNode(id_=chunk.chunk_id, text=chunk.text,
+                            metadata={"heading_path": list(chunk.heading_path), **dict(chunk.metadata)},
+                            start_char_idx=chunk.start_index, end_char_idx=chunk.end_index,
                             relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.doc_id)})
         node.metadata.update({
             "minirag_mode": result.mode,
@@ -228,6 +232,11 @@ class MiniRAGRetriever(BaseRetriever):
         runner = _GraphRunner(sources, check_mode(mode), resolved, _mapper_for(sources, llm, query_mapper), where)
         return cls(runner, mode=mode, callback_manager=callback_manager)
 
+    @classmethod
+    async def afrom_property_graph(cls, graph: Any, **kwargs: Any) -> "MiniRAGRetriever":
+        """Async :meth:`from_property_graph` (the embedding model loads in a worker thread)."""
+        return await asyncio.to_thread(cls.from_property_graph, graph, **kwargs)
+
     @property
     def sources(self) -> Optional[PropertyGraphSources]:
         return getattr(self._runner, "sources", None)
@@ -243,7 +252,8 @@ class MiniRAGRetriever(BaseRetriever):
         return result_to_nodes(*self._runner.run(query_bundle.query_str))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return result_to_nodes(*(await self._runner.arun(query_bundle.query_str)))
+        found = await self._runner.arun(query_bundle.query_str)
+        return await asyncio.to_thread(result_to_nodes, *found)  # entity names are read from the store
 
 
 class MiniRAGPGRetriever(CustomPGRetriever):

@@ -13,7 +13,7 @@ from benchmarks.servers import (ChromaServer, FalkorDBServer, ServerProcess, chr
                                 falkordb_binaries, free_port)
 
 __all__ = ["ChromaServer", "FalkorDBServer", "ServerProcess", "chroma_executable", "falkordb_binaries", "free_port",
-           "started"]
+           "started", "started_or_skipped"]
 
 
 @contextmanager
@@ -25,3 +25,14 @@ def started(server_class: type[ServerProcess], root: Path) -> Iterator[ServerPro
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def started_or_skipped(server_class: type[ServerProcess], root: Path) -> Iterator[ServerProcess]:
+    """``started``, or the test skipped where the server's binaries are not installed."""
+    import pytest
+
+    if (chroma_executable() if server_class is ChromaServer else falkordb_binaries()) is None:
+        pytest.skip(f"{server_class.__name__}: its binaries are not installed (the chroma / falkordb extras)")
+    with started(server_class, root) as server:
+        yield server

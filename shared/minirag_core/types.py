@@ -13,6 +13,8 @@ BRIDGE_LABEL_PREFIX = "bridge from "
 
 #: relation keywords that say only "these two appear together" (no parsed relation, no link)
 GENERIC_RELATION_KEYWORDS = frozenset({"co-occurrence", "conversation", "session time", ""})
+#: the chunk metadata key of the section titles a chunk starts under (``page > section > subsection``)
+HEADING_PATH_KEY = "heading_path"
 #: the type of an entity no extractor could type (never an answer type or a type of the pool)
 UNKNOWN_TYPE = "UNKNOWN"
 
@@ -47,6 +49,10 @@ class Chunk:
     text: str
     n_tokens: int
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: where the chunk lies in its document: ``document.text[start_index:end_index] == text``
+    #: (None when unknown: an index built before offsets were kept, or a window not found)
+    start_index: int | None = None
+    end_index: int | None = None
 
 
 @dataclass
@@ -130,6 +136,11 @@ class ScoredChunk:
     # chunk), "coverage" (names a query entity the chunks above miss), "fill" (a top-up to k), "dense", "bm25"
     via: str = "graph"
     entities: list[str] = field(default_factory=list)
+    #: the chunk's place in its document, to cite it: ``text == document_text[start_index:end_index]``
+    #: (None when unknown), and the section titles it starts under (empty where the page has none)
+    start_index: int | None = None
+    end_index: int | None = None
+    heading_path: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -38,6 +38,7 @@ MAPPING_REPLY = json.dumps({"answer_type_keywords": ["PERSON"], "entities_from_q
 MINIRAG_KEYS = {"minirag_score", "minirag_chunk_id", "minirag_doc_id", "minirag_via", "minirag_mode", "minirag_entities",
                 "minirag_paths", "minirag_key_relationships", "minirag_answer_candidates", "minirag_query_entities",
                 "minirag_answer_types"}
+CITATION_KEYS = {"document_id", "heading_path", "start_index", "end_index"}
 
 
 def lihuaworld_sessions() -> list[Document]:
@@ -112,7 +113,7 @@ def test_metadata_passthrough(retriever: MiniRAGRetriever) -> None:
         assert doc.page_content.startswith(f"Time: {doc.metadata['session']}")
         assert doc.metadata["minirag_doc_id"] == doc.metadata["doc_id"]
         assert doc.id == doc.metadata["minirag_chunk_id"]  # each chunk its own id
-        assert set(doc.metadata) == MINIRAG_KEYS | {"doc_id", "source", "session"}
+        assert set(doc.metadata) == MINIRAG_KEYS | CITATION_KEYS | {"doc_id", "source", "session"}
     assert docs[0].metadata["session"] == "20260108_11:00"  # the lunch session ranks first
 
 

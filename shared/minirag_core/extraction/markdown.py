@@ -19,6 +19,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from minirag_core.types import HEADING_PATH_KEY
+
 _CONTAINER = re.compile(r'^(\s*)(?:(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+[\w-]+)*\s*(?:"([^"]*)")?|===\+?\s*"([^"]*)")\s*$')
 _ATTRS = re.compile(r"\s*\{:?\s*[#.][^{}]*\}")
 _DIRECTIVE = re.compile(r"^\s*(?:-{2}8<-{2}|\{%.*%\}\s*$|\{\{.*\}\}\s*$|:::\s+\S)")
@@ -27,7 +29,6 @@ _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
 PAGE_EXTENSIONS = (".md", ".markdown")
 #: chunk metadata set by Markdown chunking: the heading path the chunk starts under, the page title
-HEADING_PATH_KEY = "heading_path"
 PAGE_TITLE_KEY = "page_title"
 
 
@@ -237,4 +238,5 @@ def link_target(doc_id: str, href: str) -> tuple[str, str] | None:
     return page_key(target if ext else target + ".md"), anchor
 
 
-__all__ = ["Block", "blocks", "heading_paths", "link_target", "page_key", "page_title", "prepare", "slug"]
+__all__ = ["HEADING_PATH_KEY", "PAGE_TITLE_KEY", "Block", "blocks", "heading_paths", "link_target", "page_key",
+           "page_title", "prepare", "slug"]

@@ -17,7 +17,7 @@ from minirag_core.graph.records import (CHUNK_LOADER, DESCRIPTION_SEPARATOR, ENT
                             SOURCE_LOADER, add_record, complete_sources, drop_record, empty_tally, new_item,
                             record_count)
 from minirag_core.graph.names import clean_display_name, normalize_entity_name
-from minirag_core.types import Chunk, ExtractionResult
+from minirag_core.types import HEADING_PATH_KEY, Chunk, ExtractionResult
 
 CHUNK, MENTION = "chunk", "mention"
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
@@ -116,10 +116,23 @@ def extraction_ids(extraction: ExtractionResult) -> tuple[set[str], set[tuple[st
     return entities, edges
 
 
+def citation(chunk: Chunk) -> dict[str, Any]:
+    """What a chunk node keeps to be cited: its offsets in the document and heading path, where known."""
+    found = {"start_index": chunk.start_index, "end_index": chunk.end_index,
+             "heading_path": [str(p) for p in chunk.metadata.get(HEADING_PATH_KEY) or []]}
+    return {k: v for k, v in found.items() if v not in (None, [])}
+
+
+def citation_fields(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A stored chunk's offsets and heading path (None and [] where the chunk node has none)."""
+    return {"start_index": attrs.get("start_index"), "end_index": attrs.get("end_index"),
+            "heading_path": list(attrs.get("heading_path") or [])}
+
+
 def add_chunk(graph: nx.Graph, chunk: Chunk, extraction: ExtractionResult) -> None:
     """Add a chunk node, its entities, their mentions and the chunk's relations."""
     graph.add_node(chunk.id, kind=CHUNK, doc_id=chunk.doc_id, order=chunk.order,
-                   text=chunk.text, n_tokens=chunk.n_tokens, relations=[], subjects=[])
+                   text=chunk.text, n_tokens=chunk.n_tokens, relations=[], subjects=[], **citation(chunk))
     per_entity: dict[str, dict[str, str]] = {}
     names = {normalize_entity_name(e.name): entity_name(e.name, e.type) for e in extraction.entities}
     ids = {raw: normalize_entity_name(name) for raw, name in names.items()}

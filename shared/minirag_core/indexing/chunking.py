@@ -7,6 +7,7 @@ from typing import Iterator
 
 from minirag_core.embedding.base import Embedder
 from minirag_core.indexing.markdown_chunking import is_markdown, markdown_chunks
+from minirag_core.indexing.offsets import OffsetFinder
 from minirag_core.types import Chunk, Document
 
 DEFAULT_CHUNK_TOKENS = 1200
@@ -30,17 +31,15 @@ def chunk_document(document: Document, embedder: Embedder, *,
     gives the same ids and two documents never share a chunk node.
     """
     windows = embedder.token_windows(document.text, chunk_tokens, overlap_tokens)
-    chunks = []
-    for order, text in enumerate(w for w in windows if w.strip()):
-        chunks.append(Chunk(
-            id=content_id("chunk", f"{document.id}\x00{order}\x00{text}"),
-            doc_id=document.id,
-            order=order,
-            text=text,
-            n_tokens=embedder.count_tokens(text),
-            metadata=dict(document.metadata),
-        ))
-    return chunks
+    offsets = OffsetFinder(document.text)
+    return [_chunk(document, order, text, embedder, offsets) for order, text in enumerate(w for w in windows if w.strip())]
+
+
+def _chunk(document: Document, order: int, text: str, embedder: Embedder, offsets: OffsetFinder) -> Chunk:
+    start, end = offsets.place(text)
+    return Chunk(id=content_id("chunk", f"{document.id}\x00{order}\x00{text}"), doc_id=document.id, order=order,
+                 text=text, n_tokens=embedder.count_tokens(text), metadata=dict(document.metadata),
+                 start_index=start, end_index=end)
 
 
 def _segments(text: str, size: int) -> Iterator[str]:
@@ -69,11 +68,10 @@ def iter_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int = D
         yield from chunk_document(document, embedder, chunk_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
         return
     order = 0
+    offsets = OffsetFinder(document.text)
     for segment in _segments(document.text, segment_chars):
         for text in embedder.token_windows(segment, chunk_tokens, overlap_tokens):
             if not text.strip():
                 continue
-            yield Chunk(id=content_id("chunk", f"{document.id}\x00{order}\x00{text}"), doc_id=document.id,
-                        order=order, text=text, n_tokens=embedder.count_tokens(text),
-                        metadata=dict(document.metadata))
+            yield _chunk(document, order, text, embedder, offsets)
             order += 1

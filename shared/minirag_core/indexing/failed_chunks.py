@@ -58,7 +58,8 @@ class FailedChunks:
     def chunks(self, stored: Mapping[str, Mapping[str, Any]]) -> list[Chunk]:
         """The recorded chunks that the graph still holds, rebuilt from their ``stored`` attributes."""
         return [Chunk(id=c, doc_id=str(a["doc_id"]), order=int(a.get("order", 0)), text=str(a["text"]),
-                      n_tokens=int(a.get("n_tokens", 0)), metadata=dict(self._found[c].get("metadata", {})))
+                      n_tokens=int(a.get("n_tokens", 0)), metadata=dict(self._found[c].get("metadata", {})),
+                      start_index=a.get("start_index"), end_index=a.get("end_index"))
                 for c, a in stored.items() if c in self._found]
 
     def _save(self, changed: dict[str, dict[str, Any]]) -> None:

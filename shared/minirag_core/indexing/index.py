@@ -21,6 +21,8 @@ from minirag_core.indexing.documents import DEFAULT_MAX_DOCUMENT_BYTES, Document
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor, QueryMapper
 from minirag_core.indexing.heap import release_freed_memory
+from minirag_core.indexing.index_async import IndexAsync
+from minirag_core.indexing.index_reads import IndexReads
 from minirag_core.indexing.manifest import (IndexSettingsMismatch, check_manifest, manifest, mark_migrated,
                                            rebuild_command)
 from minirag_core.indexing.progress import InsertProgress
@@ -32,13 +34,14 @@ from minirag_core.search.graph_vectors import expected_vector_ids, reembed_chang
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
-from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
+from minirag_core.indexing.registry import DocumentRecord
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.filters import FilterInput, MetadataFilter, as_filter
 from minirag_core.retrieval.pipeline import check_mode, retrieve
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.storage.base import GraphStore, VectorStore
 from minirag_core.storage.graph_stores import open_graph_store
+from minirag_core.storage.namespaces import check_namespace_location
 from minirag_core.storage.token_cache import TokenCache
 from minirag_core.types import Chunk, Document, ExtractionResult, QueryMapping, RetrievalResult
 from minirag_core.indexing.workdir_lock import WorkdirLock
@@ -52,7 +55,7 @@ TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
 
-class MiniRAGIndex:
+class MiniRAGIndex(IndexReads, IndexAsync):
     """MiniRAG's heterogeneous graph index with path-scored retrieval.
 
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
@@ -61,7 +64,8 @@ class MiniRAGIndex:
     answers; or pass ``extractor`` / ``query_mapper`` explicitly to mix the two. The graph is the
     embedded networkx store unless ``graph_backend="sqlite"`` (a file: the graph need not fit in
     memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
-    workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
+    workdir reopens with the store it was built with. ``namespace`` names an index among several on one
+    Chroma and one FalkorDB server (``storage/namespaces.py``). ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
     this process writes, with the same result (``indexing/workers.py``); by default one per core,
     but not for an insert too small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors,
@@ -76,7 +80,7 @@ class MiniRAGIndex:
                  chunk_overlap: int = DEFAULT_CHUNK_OVERLAP, settings: RetrievalSettings | None = None,
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None, workers: int | None = None,
-                 worker_backend: str = "process") -> None:
+                 worker_backend: str = "process", namespace: str | None = None) -> None:
         self.workdir = Path(workdir) if workdir is not None else None
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
@@ -90,7 +94,9 @@ class MiniRAGIndex:
         self.settings = settings or RetrievalSettings()
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
-        migrations = check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap))
+        check_namespace_location(namespace, self.workdir is not None, bool(falkordb_url or graph_store))
+        self.namespace = namespace
+        migrations = check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap, namespace))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
         self.extraction_cache = LLMCallCache(self._path("extractions.jsonl"))
         self.extractor, self.query_mapper = default_models(embedder, llm, self.llm_cache, self._path("type_vectors.npz"),
@@ -99,8 +105,8 @@ class MiniRAGIndex:
         if vector_store is None:
             from minirag_core.storage.chroma_store import open_vector_store
 
-            vector_store = open_vector_store(self.workdir, chroma_url)
-        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend)
+            vector_store = open_vector_store(self.workdir, chroma_url, namespace)
+        self.graph_store = graph_store or open_graph_store(self.workdir, falkordb_url, graph_backend, namespace)
         self.vectors = VectorIndex(vector_store, embedder)
         self._relations = RelationVectorPolicy(index_relations, self._path(MARKER_FILE), self.vectors)
         self._failed = FailedChunks(self._path(FAILED_FILE))
@@ -206,25 +212,6 @@ class MiniRAGIndex:
         return self.workdir / name if self.workdir is not None else None
 
     # -- registry ---------------------------------------------------------------------------
-    @property
-    def _documents(self) -> dict[str, dict[str, Any]]:
-        """The registry in its stored form (a dict in the graph's attributes)."""
-        return self.graph_store.documents()
-
-    @property
-    def registry(self) -> DocumentRegistry:
-        """Typed view of the document registry (``DocumentRecord`` per document)."""
-        return DocumentRegistry(self._documents)
-
-    def document_ids(self) -> list[str]:
-        return sorted(self._documents)
-
-    def doc_metadata(self) -> dict[str, dict[str, Any]]:
-        return self.registry.metadata()
-
-    def stats(self) -> dict[str, int]:
-        return {"documents": len(self._documents), **self.graph_store.stats()}
-
     def chunk_count(self) -> int:
         """How many chunks the index holds: counted by the store once, then kept until a write changes the graph."""
         count = self._chunk_count
@@ -362,7 +349,8 @@ class MiniRAGIndex:
         return self.query_mapper.map_query(query, self.type_pool())
 
     async def amap_query(self, query: str) -> QueryMapping:
-        return await self.query_mapper.amap_query(query, self.type_pool())
+        pool = await asyncio.to_thread(self.type_pool)  # read from the store the first time (a server's)
+        return await self.query_mapper.amap_query(query, pool)
 
     def _retrieve(self, query: str, mode: str, mapping: QueryMapping | None, settings: RetrievalSettings,
                   where: MetadataFilter | None) -> RetrievalResult:

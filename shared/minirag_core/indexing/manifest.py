@@ -21,10 +21,12 @@ class IndexSettingsMismatch(RuntimeError):
     """The workdir was built with settings that differ from the ones given now."""
 
 
-def manifest(embedder: Embedder, chunk_tokens: int, chunk_overlap: int) -> dict[str, Any]:
-    """What a workdir must be reopened with."""
+def manifest(embedder: Embedder, chunk_tokens: int, chunk_overlap: int,
+             namespace: str | None = None) -> dict[str, Any]:
+    """What a workdir must be reopened with (a workdir of before namespaces has none: None)."""
     return {"schema_version": SCHEMA_VERSION, "embedding_model": embedder.name,
-            "embedding_dim": int(embedder.dim), "chunk_tokens": chunk_tokens, "chunk_overlap": chunk_overlap}
+            "embedding_dim": int(embedder.dim), "chunk_tokens": chunk_tokens, "chunk_overlap": chunk_overlap,
+            "namespace": namespace}
 
 
 def check_manifest(workdir: Path | None, wanted: dict[str, Any]) -> tuple[str, ...]:

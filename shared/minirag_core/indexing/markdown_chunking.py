@@ -12,6 +12,7 @@ from typing import Iterator
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction import markdown, page_structure
 from minirag_core.extraction.formats import FORMAT_METADATA_KEY, MARKDOWN, chunk_format
+from minirag_core.indexing.offsets import OffsetFinder
 from minirag_core.types import Chunk, Document
 
 HEADING_PATH_KEY, PAGE_TITLE_KEY = markdown.HEADING_PATH_KEY, markdown.PAGE_TITLE_KEY
@@ -75,13 +76,15 @@ def markdown_chunks(document: Document, embedder: Embedder, *, chunk_tokens: int
                 flush(len(current))
         current.append((text, path, heading, size))
     flush(len(current))
+    offsets = OffsetFinder(document.text)
     for order, (text, path) in enumerate(pieces):
         full = [title, *path] if not path or path[0] != title else path
         key = "\x00".join([document.id, str(order), text, *full])
+        start, end = offsets.place(text)
         yield Chunk(id=f"chunk-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}", doc_id=document.id,
                     order=order, text=text, n_tokens=embedder.count_tokens(text),
                     metadata={**document.metadata, HEADING_PATH_KEY: full, PAGE_TITLE_KEY: title,
-                              **_refs(text, ref_labels, page_name(document))})
+                              **_refs(text, ref_labels, page_name(document))}, start_index=start, end_index=end)
 
 
 def _refs(text: str, ref_labels: dict[str, str] | None, name: str) -> dict:

@@ -1,4 +1,4 @@
-"""The ``minirag`` command line: index folders, query, answer, delete, inspect, explain, serve.
+"""The ``minirag`` command line: index folders, query, answer, delete, inspect, export, explain, serve.
 This module only parses; each command is imported when it runs, so ``--help`` and a query start fast."""
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def _stores(p: argparse.ArgumentParser, *, creates: bool = False) -> None:
                                         "in the workdir); a workdir built on a server needs the URL every time")
     p.add_argument("--falkordb-url", help="graph on a FalkorDB server, falkordb://HOST:PORT[/GRAPH] (default: "
                                           "embedded); a workdir built on a server needs the URL every time")
+    p.add_argument("--namespace", help="the index's name on shared servers: its Chroma collections and FalkorDB "
+                                       "graph are minirag-NAMESPACE..., apart from other namespaces' (default: none)")
     if creates:
         p.add_argument("--graph-backend", choices=("networkx", "sqlite"), default=None,
                        help="embedded graph store of a new workdir: networkx (in memory; default) or sqlite "
@@ -112,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "info", f"{commands}:cmd_info", "settings, sizes and schema version of an index (JSON)")
     p.add_argument("--workdir", default=DEFAULT_WORKDIR, help=f"index folder (default: {DEFAULT_WORKDIR})")
     p.add_argument("--falkordb-url", help="the FalkorDB server of a workdir built on one")
+    p = _command(sub, "export", f"{commands}:cmd_export",
+                 "write the graph (chunks, entities, relations, mentions) for Gephi or networkx")
+    p.add_argument("--format", choices=("graphml", "json"), default="graphml",
+                   help="graphml (Gephi, yEd, networkx.read_graphml; default) or json (networkx node-link)")
+    p.add_argument("--out", help="output file (default: WORKDIR/graph-export.FORMAT)")
+    _stores(p)
     p = _command(sub, "explain", f"{commands}:cmd_explain", "draw the query's reasoning subgraph (.png or .html)")
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--out", help="output file: .png (matplotlib) or .html (pyvis) (default: WORKDIR/explain.png)")

@@ -1,4 +1,4 @@
-"""The ``minirag`` commands that index, query, answer, delete, inspect and explain (one function each)."""
+"""The ``minirag`` commands that index, query, answer, delete, inspect, export and explain (one function each)."""
 
 from __future__ import annotations
 
@@ -186,6 +186,16 @@ def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
 
 def cmd_info(args: argparse.Namespace) -> int:
     print(json.dumps(index_info(workdir_of(args), args.falkordb_url), indent=2))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    out = Path(args.out) if args.out else workdir_of(args) / f"graph-export.{args.format}"
+    index = open_index(args)
+    written = index.export_graph(out, format=args.format)
+    stats = index.stats()
+    print(f"wrote {written.resolve()}: {stats['chunks']} chunks, {stats['entities']} entities, "
+          f"{stats['relations']} entity-entity edges, {stats['mentions']} entity-chunk edges")
     return 0
 
 

@@ -69,9 +69,12 @@ def open_index(args: argparse.Namespace, *, llm: Any = None, require_documents: 
                              show_progress=not getattr(args, "quiet", False),
                              lock_timeout=getattr(args, "lock_timeout", None),
                              workers=getattr(args, "workers", None),
-                             worker_backend=getattr(args, "worker_backend", "process"))
+                             worker_backend=getattr(args, "worker_backend", "process"),
+                             namespace=getattr(args, "namespace", None))
     except store_errors() as exc:
         raise as_cli_error(exc) from exc
+    except ValueError as exc:  # a namespace that is no valid name
+        raise CLIError(str(exc)) from exc
     if require_documents and not index.document_ids():
         raise CLIError(f"the index at {workdir} is empty: no document was indexed (were all files skipped?); "
                        f"run `minirag index PATH --workdir {workdir}` on text, Markdown or HTML files")

@@ -75,6 +75,8 @@ def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via:
     return [
         ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),
                     n_tokens=n_tokens[c], metadata=dict(metadata.get(attrs[c]["doc_id"], {})),
-                    via=via.get(c, "graph"), entities=sorted(set((chunk_entities or {}).get(c, []))))
+                    via=via.get(c, "graph"), entities=sorted(set((chunk_entities or {}).get(c, []))),
+                    start_index=attrs[c].get("start_index"), end_index=attrs[c].get("end_index"),
+                    heading_path=list(attrs[c].get("heading_path") or []))
         for c, s in chosen
     ]

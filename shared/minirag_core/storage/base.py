@@ -38,7 +38,8 @@ class GraphView(Protocol):
         what retrieval reads: for a hub entity thousands of them)."""
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """Chunk attributes (text, doc_id, order, n_tokens) by id."""
+        """Chunk attributes (text, doc_id, order, n_tokens; start_index, end_index and
+        heading_path, None and [] where unknown) by id."""
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         """The entities each chunk mentions."""

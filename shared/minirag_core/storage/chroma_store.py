@@ -16,6 +16,7 @@ import numpy as np
 
 from minirag_core.storage.base import atomic_write_json, read_json
 from minirag_core.storage.locations import StoreMismatch, StoreUnreachable
+from minirag_core.storage.namespaces import namespaced
 
 #: ids per call: SQLite caps bound variables per statement (32,766, or 999 on old builds),
 #: and Chroma binds one per id
@@ -42,21 +43,23 @@ def workdir_prefix(workdir: Path | None) -> str:
     return "minirag" if legacy else f"minirag-{uuid.uuid4().hex[:12]}"
 
 
-def open_vector_store(workdir: Path | None, url: str | None = None) -> "ChromaVectorStore":
+def open_vector_store(workdir: Path | None, url: str | None = None,
+                      namespace: str | None = None) -> "ChromaVectorStore":
     """The workdir's vectors: embedded in ``chroma/``, or on the Chroma server at ``url``. A workdir
     built on a server is refused without its URL (and an embedded one with a URL) instead of being
-    re-embedded elsewhere; the server is recorded in ``chroma_server.json`` once it answered."""
+    re-embedded elsewhere; the server is recorded in ``chroma_server.json`` once it answered.
+    With a ``namespace`` the collections are that namespace's (``storage/namespaces.py``)."""
     record = read_json(workdir / SERVER_FILE, None) if workdir is not None else None
     if not url:
         if record is not None:
             where = f" at {record['url']}" if record.get("url") else ""
             raise StoreMismatch(f"{workdir} keeps its vectors on a Chroma server{where}: open it with {{chroma_url}}",
                                 chroma_url=record.get("url") or "http://HOST:PORT")
-        return ChromaVectorStore(workdir / LOCAL_FOLDER if workdir is not None else None)
+        return ChromaVectorStore(workdir / LOCAL_FOLDER if workdir is not None else None, namespace=namespace)
     if workdir is not None and record is None and (workdir / LOCAL_FOLDER).exists():
         raise StoreMismatch(f"{workdir} keeps its vectors in {LOCAL_FOLDER}/ (embedded Chroma): open it without "
                             "{chroma_url}, or index into a new workdir", chroma_url=None)
-    prefix = workdir_prefix(workdir)
+    prefix = namespaced(namespace) if namespace else workdir_prefix(workdir)
     try:
         store = ChromaVectorStore(None, url=url, prefix=prefix)
     except (ValueError, OSError) as exc:  # chromadb: "Could not connect to a Chroma server" (a ValueError)
@@ -81,12 +84,16 @@ def _client(path: Path | None, url: str | None) -> Any:
 
 
 class ChromaVectorStore:
-    """Implements ``VectorStore``; collection names get ``prefix`` so indexes can share a server."""
+    """Implements ``VectorStore``; collection names get ``prefix`` so indexes can share a server,
+    or with a ``namespace`` that namespace's prefix (the same index wherever it is opened)."""
 
-    def __init__(self, path: Path | None = None, *, url: str | None = None, prefix: str = "minirag") -> None:
+    def __init__(self, path: Path | None = None, *, url: str | None = None, prefix: str = "minirag",
+                 namespace: str | None = None) -> None:
         self.url = url
-        # In-memory clients share one process-wide store: give each index its own names.
-        self.prefix = prefix if (path is not None or url) else f"{prefix}-{uuid.uuid4().hex[:12]}"
+        if namespace is not None:
+            self.prefix = namespaced(namespace)
+        else:  # in-memory clients share one process-wide store: give each index its own names
+            self.prefix = prefix if (path is not None or url) else f"{prefix}-{uuid.uuid4().hex[:12]}"
         self._client = _client(path, url)
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()

@@ -26,6 +26,7 @@ import networkx as nx
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
 from minirag_core.graph.records import ensure_tally
 from minirag_core.storage.base import Change, change_items, rank_type_pool
+from minirag_core.storage.namespaces import namespaced
 
 SCHEME = "falkordb"
 _LABEL = {ENTITY: "Entity", CHUNK: "Chunk"}
@@ -41,6 +42,19 @@ def parse_url(url: str) -> tuple[str, int, str | None, str | None, str | None]:
     return (parsed.hostname or "localhost", parsed.port or 6379, graph,
             unquote(parsed.username) if parsed.username else None,
             unquote(parsed.password) if parsed.password else None)
+
+
+def graph_name(graph: str | None, namespace: str | None) -> str:
+    """The graph a store opens: ``namespace``'s (``storage/namespaces.py``), else ``graph``; both
+    must agree when both are given."""
+    if namespace is None:
+        if not graph:
+            raise ValueError("FalkorDBGraphStore needs a graph name or a namespace")
+        return graph
+    name = namespaced(namespace)
+    if graph and graph != name:
+        raise ValueError(f"graph {graph!r} is not namespace {namespace!r}'s graph ({name!r}): give one of them")
+    return name
 
 
 def _encode(attrs: dict[str, Any]) -> dict[str, Any]:
@@ -69,11 +83,12 @@ def _decode(props: dict[str, Any], kind: str) -> dict[str, Any]:
 class FalkorDBGraphStore:
     """MiniRAG's graph in one named graph of a FalkorDB server; implements ``GraphStore``."""
 
-    def __init__(self, graph: str, *, host: str = "localhost", port: int = 6379, username: str | None = None,
-                 password: str | None = None, max_neighbors: int = 40) -> None:
+    def __init__(self, graph: str | None = None, *, namespace: str | None = None, host: str = "localhost",
+                 port: int = 6379, username: str | None = None, password: str | None = None,
+                 max_neighbors: int = 40) -> None:
         from falkordb import FalkorDB
 
-        self.name, self.host, self.port = graph, host, port
+        self.name, self.host, self.port = graph_name(graph, namespace), host, port
         self.max_neighbors = max_neighbors
         self.db = FalkorDB(host=host, port=port, username=username, password=password)
         self._graph = self.db.select_graph(graph)
@@ -86,12 +101,13 @@ class FalkorDBGraphStore:
         self.reload_if_changed()
 
     @classmethod
-    def from_url(cls, url: str, graph: str | None = None) -> "FalkorDBGraphStore":
-        """Open the graph a ``falkordb://host:port/graph`` URL names (``graph`` if it names none)."""
+    def from_url(cls, url: str, graph: str | None = None, namespace: str | None = None) -> "FalkorDBGraphStore":
+        """Open the graph a ``falkordb://host:port/graph`` URL names (``graph`` if it names none),
+        or ``namespace``'s graph."""
         host, port, named, user, password = parse_url(url)
-        if not (named or graph):
+        if not (named or graph or namespace):
             raise ValueError(f"{url!r} names no graph: use falkordb://host:port/GRAPH")
-        return cls(named or str(graph), host=host, port=port, username=user, password=password)
+        return cls(named or graph, namespace=namespace, host=host, port=port, username=user, password=password)
 
     def __repr__(self) -> str:
         return f"FalkorDBGraphStore({SCHEME}://{self.host}:{self.port}/{self.name})"
@@ -319,10 +335,11 @@ class FalkorDBGraphStore:
         return found
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) "
-                       "RETURN c.id, c.text, c.doc_id, c.order, c.n_tokens, c.subjects", ids=list(chunk_ids))
-        return {c: {"text": text, "doc_id": doc_id, "order": order, "n_tokens": n_tokens,
-                    "subjects": list(subjects or [])} for c, text, doc_id, order, n_tokens, subjects in rows}
+        rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) RETURN c.id, c.text, c.doc_id, c.order, c.n_tokens, "
+                       "c.subjects, c.start_index, c.end_index, c.heading_path", ids=list(chunk_ids))
+        return {c: {"text": text, "doc_id": doc_id, "order": order, "n_tokens": n_tokens, "subjects": list(subjects or []),
+                    "start_index": start, "end_index": end, "heading_path": list(path or [])}
+                for c, text, doc_id, order, n_tokens, subjects, start, end, path in rows}
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:
         rows = self._q("UNWIND $ids AS i MATCH (c:Chunk {id: i}) OPTIONAL MATCH (e:Entity)-[:MENTION]->(c) "

@@ -54,11 +54,12 @@ def _embedded_store(workdir: Path | None, backend: str | None) -> GraphStore:
 
 
 def open_graph_store(workdir: Path | None, falkordb_url: str | None = None,
-                     backend: str | None = None) -> GraphStore:
+                     backend: str | None = None, namespace: str | None = None) -> GraphStore:
     """The store for ``workdir``: the embedded one it holds (``graph.json``: networkx,
     ``graph.sqlite``: SQLite; for a new workdir ``backend``, networkx by default), or with
-    ``falkordb_url`` (``falkordb://host:port[/graph]``) a graph on that server. A URL naming no
-    graph gets one own to the workdir, recorded in ``graph_server.json`` so that reopening finds it."""
+    ``falkordb_url`` (``falkordb://host:port[/graph]``) a graph on that server: ``namespace``'s
+    (``storage/namespaces.py``), else the one the URL names. A URL naming no graph gets one own to
+    the workdir, recorded in ``graph_server.json`` so that reopening finds it."""
     record = workdir / GRAPH_SERVER_FILE if workdir is not None else None
     found = read_json(record, None) if record is not None else None
     if not falkordb_url:
@@ -67,13 +68,13 @@ def open_graph_store(workdir: Path | None, falkordb_url: str | None = None,
                                      f"{' at ' + found['url'] if found.get('url') else ''}): open it with "
                                      "{falkordb_url}", falkordb_url=found.get("url") or "falkordb://HOST:PORT")
         return _embedded_store(workdir, backend)
-    from minirag_core.storage.falkordb_store import FalkorDBGraphStore, parse_url
+    from minirag_core.storage.falkordb_store import FalkorDBGraphStore, graph_name, parse_url
 
     held = [f for f in EMBEDDED_FILES.values() if workdir is not None and (workdir / f).exists()]
     if held:
         raise GraphStoreMismatch(f"{workdir} keeps its graph in {held[0]} (an embedded store): "
                                  "open it without {falkordb_url}, or index into a new workdir", falkordb_url=None)
-    named = parse_url(falkordb_url)[2]
+    named = graph_name(parse_url(falkordb_url)[2], namespace) if namespace else parse_url(falkordb_url)[2]
     known = found["graph"] if found is not None else None
     if named and known and named != known:
         raise GraphStoreMismatch(f"{workdir} was built on graph {known!r}, not {named!r}")

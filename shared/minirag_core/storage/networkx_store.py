@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
+from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION, citation_fields
 from minirag_core.graph.arrays import RelationArrays, bounded_expansion
 from minirag_core.storage.base import rank_type_pool
 from minirag_core.storage.graph_log import Change, GraphFiles
@@ -207,6 +207,7 @@ class NetworkXGraphStore:
                     node = self.graph.nodes[chunk_id]
                     out[chunk_id] = {k: node[k] for k in ("text", "doc_id", "order", "n_tokens")}
                     out[chunk_id]["subjects"] = list(node.get("subjects", ()))
+                    out[chunk_id].update(citation_fields(node))
             return out
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:

@@ -342,12 +342,14 @@ class SQLiteGraphStore:
         wanted = list(dict.fromkeys(chunk_ids))
         found = {}
         # the fields pulled out by SQLite: parsing each whole record in Python cost 1.4x as much
-        for chunk_id, text, doc_id, order, n_tokens, subjects in self._rows(
+        for chunk_id, text, doc_id, order, n_tokens, subjects, start, end, path in self._rows(
                 "SELECT id, json_extract(attrs, '$.text'), json_extract(attrs, '$.doc_id'), "
-                "json_extract(attrs, '$.order'), json_extract(attrs, '$.n_tokens'), json_extract(attrs, '$.subjects') "
-                f"FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}", _ids(wanted)):
+                "json_extract(attrs, '$.order'), json_extract(attrs, '$.n_tokens'), json_extract(attrs, '$.subjects'), "
+                "json_extract(attrs, '$.start_index'), json_extract(attrs, '$.end_index'), "
+                f"json_extract(attrs, '$.heading_path') FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}", _ids(wanted)):
             found[chunk_id] = {"text": text, "doc_id": doc_id, "order": order, "n_tokens": n_tokens,
-                               "subjects": json.loads(subjects) if subjects else []}
+                               "subjects": json.loads(subjects) if subjects else [], "start_index": start,
+                               "end_index": end, "heading_path": json.loads(path) if path else []}
         return {c: found[c] for c in wanted if c in found}
 
     def chunk_entities(self, chunk_ids: Iterable[str]) -> dict[str, list[str]]:

@@ -165,7 +165,8 @@ def test_working_graph_and_save_round_trip(server) -> None:
     assert store.chunk_entities(["c1"]) == {"c1": ["A", "B"]}
     assert store.subject_chunks(["A", "B"]) == {"A": ["c1"]}
     assert store.chunks(["c1"])["c1"] == {"text": "A met B.", "doc_id": "d", "order": 0, "n_tokens": 3,
-                                          "subjects": ["A"]}
+                                          "subjects": ["A"], "start_index": None, "end_index": None,
+                                          "heading_path": []}  # a chunk stored without its citation
     assert store.type_pool() == {"PERSON": ["A", "B"]}
     assert store.relation_keywords() == {("A", "B"): "meeting"}
     assert FalkorDBGraphStore.from_url(f"{server.url}/roundtrip").documents() == store.documents()
