@@ -33,32 +33,10 @@ from minirag_core.graph.aliases import alias_surname
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION
 from minirag_core.graph.arrays import ChunkLinks, RelationArrays, _edge_columns, bounded_expansion
 from minirag_core.storage.base import Change, change_items, rank_type_pool
+from minirag_core.storage.sqlite_schema import check_format, create_tables
 from minirag_core.storage.sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
                              mention_row, stored_json, write_records)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT, type TEXT,
-                                  surname TEXT, attrs TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS nodes_kind ON nodes (kind, id);
-CREATE INDEX IF NOT EXISTS nodes_surname ON nodes (surname) WHERE surname IS NOT NULL;
-CREATE TABLE IF NOT EXISTS mentions (entity TEXT NOT NULL, chunk TEXT NOT NULL, subject INTEGER NOT NULL,
-                                     description TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, raw TEXT,
-                                     PRIMARY KEY (entity, chunk)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS mentions_chunk ON mentions (chunk, entity);
-CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (entity, chunk);
-CREATE TABLE IF NOT EXISTS relations (u TEXT NOT NULL, v TEXT NOT NULL, weight REAL NOT NULL,
-                                      keywords TEXT NOT NULL, description TEXT NOT NULL, attrs TEXT NOT NULL,
-                                      PRIMARY KEY (u, v)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS relations_v ON relations (v, u);
-CREATE TABLE IF NOT EXISTS relation_sources (u TEXT NOT NULL, v TEXT NOT NULL, chunk TEXT NOT NULL,
-                                             weight REAL NOT NULL, keywords TEXT NOT NULL,
-                                             description TEXT NOT NULL, PRIMARY KEY (u, v, chunk)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS relation_sources_chunk ON relation_sources (chunk);
-CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-"""
-#: the layout above; 1 kept every per-chunk record inside its entity's or relation's JSON
-FORMAT_VERSION = 2
 _IDS, _PAIRS, _RELATION_COLUMNS = IDS, PAIRS, RELATION_COLUMNS
 _ids = ids_param
 
@@ -79,9 +57,8 @@ class SQLiteGraphStore:
         if self.path is not None:
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self._check_format()
-        self.db.executescript(_SCHEMA)
-        self.db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+        check_format(self.db, self.path)
+        create_tables(self.db)
         self._work = nx.Graph()
         self._documents: dict[str, dict[str, Any]] = {}
         self._seq: int | None = None
@@ -92,16 +69,6 @@ class SQLiteGraphStore:
 
     def __repr__(self) -> str:
         return f"SQLiteGraphStore({str(self.path) if self.path else ':memory:'})"
-
-    def _check_format(self) -> None:
-        """Refuse a file in an earlier layout (its records would be read as missing)."""
-        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
-        has_nodes = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
-        if has_nodes and version < FORMAT_VERSION:
-            self.db.close()
-            raise ValueError(f"{self.path} holds a graph in an earlier layout (format {version or 1}, this version "
-                             f"reads {FORMAT_VERSION}); rebuild the index into a new workdir (the extraction "
-                             "cache of the old one can be copied along, so nothing is extracted again)")
 
     def _rows(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
         with self.lock:
