@@ -79,7 +79,7 @@ def _chunk_metadata(chunk: ScoredChunk, result: RetrievalResult) -> dict[str, An
         "minirag_query_entities": [str(e) for e in result.mapping.entities] if result.mapping else [],
         "minirag_answer_types": [str(t) for t in result.mapping.answer_types] if result.mapping else [],
     }
-    cite = {"source": str(chunk.metadata.get("source") or chunk.doc_id), "document_id": str(chunk.doc_id),
+    cite = {"source": str(chunk.doc_id), "document_id": str(chunk.doc_id),  # a document's own source wins
             "heading_path": [str(h) for h in chunk.heading_path], "start_index": chunk.start_index,
             "end_index": chunk.end_index}
     return {**extra, **cite, **chunk.metadata}

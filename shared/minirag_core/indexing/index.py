@@ -81,6 +81,7 @@ class MiniRAGIndex(IndexReads, IndexAsync):
                  index_relations: bool = True, max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
                  show_progress: bool = False, lock_timeout: float | None = None, workers: int | None = None,
                  worker_backend: str = "process", namespace: str | None = None) -> None:
+        check_namespace_location(namespace, workdir is not None, bool(falkordb_url or graph_store))
         self.workdir = Path(workdir) if workdir is not None else None
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
@@ -94,7 +95,6 @@ class MiniRAGIndex(IndexReads, IndexAsync):
         self.settings = settings or RetrievalSettings()
         self.max_document_bytes = max_document_bytes
         self.show_progress = show_progress
-        check_namespace_location(namespace, self.workdir is not None, bool(falkordb_url or graph_store))
         self.namespace = namespace
         migrations = check_manifest(self.workdir, manifest(embedder, chunk_tokens, chunk_overlap, namespace))
         self.llm_cache = LLMCallCache(self._path("llm_calls.jsonl"))
