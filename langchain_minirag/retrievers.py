@@ -16,6 +16,7 @@ from minirag_core.embedding.base import Embedder
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.llm.base import LLMBackend
 from minirag_core.retrieval.pipeline import check_mode, fill_to_k, shortfall
+from minirag_core.retrieval.session import MiniRAGSession, SessionResult
 from minirag_core.types import RetrievalResult, ScoredChunk
 from pydantic import ConfigDict, Field
 
@@ -130,6 +131,11 @@ class MiniRAGRetriever(BaseRetriever):
     max_chunks_per_document: int | None = Field(default=None, ge=0)
     """At most this many chunks of one source document among the ``k`` (``None``: the index's
     setting, 2 unless changed; ``0``: no cap)."""
+    session: MiniRAGSession | None = None
+    """A conversation (``index.session()``): each call is its next turn; a follow-up naming no
+    entity (or saying "he", "it") continues the last turn's entities, and a chunk an earlier turn
+    returned comes back as ``[see passage N above]`` (``metadata["minirag_seen_before"]``) while new
+    ones start with ``[passage N]``. ``None``: every call stands alone."""
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -264,27 +270,46 @@ class MiniRAGRetriever(BaseRetriever):
         return [Document(page_content=c.text, metadata=_chunk_metadata(c, result), id=c.chunk_id)
                 for c in result.chunks]
 
+    def _session_documents(self, turn: SessionResult) -> list[Document]:
+        documents = self._to_documents(turn.result)
+        for chunk, document in zip(turn.result.chunks, documents):
+            seen = not turn.is_new(chunk.chunk_id)
+            number = turn.passages[chunk.chunk_id]
+            document.page_content = turn.reference(chunk.chunk_id) if seen else f"[passage {number}]\n{chunk.text}"
+            document.metadata.update(minirag_passage=number, minirag_seen_before=seen)
+        return documents
+
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 k: int | None = None, mode: Mode | None = None) -> list[Document]:
         k, mode, overrides = self._plan(k, mode)
+        turn = None
         with active_callbacks(run_manager.get_child()):
-            result = self.index.query(query, mode=mode, **overrides)
-        if self._shortfall(result, k):
+            if self.session is not None:
+                turn = self.session.query(query, mode=mode, **overrides)
+                result = turn.result
+            else:
+                result = self.index.query(query, mode=mode, **overrides)
+        if turn is None and self._shortfall(result, k):
             self._top_up(result, self.index.query(query, mode="naive", **self._top_up_overrides(overrides, k)), k)
         summary = _summary(result)
         run_manager.on_text(_summary_text(summary), minirag=summary)
         run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
-        return self._to_documents(result)
+        return self._to_documents(result) if turn is None else self._session_documents(turn)
 
     async def _aget_relevant_documents(self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
                                        k: int | None = None, mode: Mode | None = None) -> list[Document]:
         k, mode, overrides = self._plan(k, mode)
+        turn = None
         with active_callbacks(run_manager.get_child()):
-            result = await self.index.aquery(query, mode=mode, **overrides)
-        if self._shortfall(result, k):
+            if self.session is not None:
+                turn = await self.session.aquery(query, mode=mode, **overrides)
+                result = turn.result
+            else:
+                result = await self.index.aquery(query, mode=mode, **overrides)
+        if turn is None and self._shortfall(result, k):
             extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
             self._top_up(result, extra, k)
         summary = _summary(result)
         await run_manager.on_text(_summary_text(summary), minirag=summary)
         await run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
-        return self._to_documents(result)
+        return self._to_documents(result) if turn is None else self._session_documents(turn)

@@ -33,6 +33,7 @@ from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clea
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
 from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
+from minirag_core.indexing.sessions import Sessions
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.pipeline import check_mode, retrieve
 from minirag_core.retrieval.settings import RetrievalSettings
@@ -51,7 +52,7 @@ TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
 
-class MiniRAGIndex:
+class MiniRAGIndex(Sessions):
     """MiniRAG's heterogeneous graph index with path-scored retrieval.
 
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper

@@ -1,0 +1,115 @@
+"""Conversations over one index (``index.session()``): a follow-up continues the previous turn's
+entities, the context never sends a chunk twice in full, the session round-trips through JSON,
+stays within its limits and leaves the index as it was."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from index_state import _assert_same_vectors, _graph_state, _vector_state
+from minirag_core.indexing.index import MiniRAGIndex
+from minirag_core.retrieval.session import MiniRAGSession, refers_back
+from minirag_core.types import Document
+
+DOCS = [
+    Document("acme", "Acme Robotics was founded in 2011 by Maria Okafor in Lisbon. Acme Robotics builds warehouse robots."),
+    Document("okafor", "Maria Okafor studied engineering in Porto. Maria Okafor joined the board of Tidewater Labs in 2019."),
+    Document("tidewater", "Tidewater Labs is a research company in Boston. Tidewater Labs works on solid-state batteries."),
+    Document("trams", "The Lisbon tram network has six lines. Most trams in Lisbon are painted yellow."),
+    Document("porto", "Porto is a city in northern Portugal known for port wine and its bridges."),
+    Document("boston", "Boston is the capital of Massachusetts. The Charles River runs through Boston."),
+]
+CHAIN = ["Who founded Acme Robotics?", "Where did she study engineering?", "What does Tidewater Labs work on?",
+         "Which company did Maria Okafor found?"]
+
+
+def _files(path: Path) -> dict[str, str]:
+    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def index(embedder, tmp_path_factory) -> MiniRAGIndex:
+    built = MiniRAGIndex(tmp_path_factory.mktemp("session") / "wd", embedder=embedder, workers=1)
+    built.insert(DOCS)
+    return built
+
+
+def test_a_pronoun_follow_up_resolves_to_the_previous_turns_entity(index: MiniRAGIndex) -> None:
+    session = index.session()
+    first = session.query(CHAIN[0], top_k=3)
+    assert "ACME ROBOTICS" in session.turns[0].query_entities
+    assert "MARIA OKAFOR" in session.turns[0].answer_entities  # who the first answer is about
+    follow_up = session.query(CHAIN[1], top_k=3)
+    assert "MARIA OKAFOR" in follow_up.carried
+    assert "MARIA OKAFOR" in session.turns[1].query_entities
+    assert follow_up.result.chunks[0].doc_id == "okafor"
+    assert follow_up.result.query == CHAIN[1]
+    assert first.new and first.result.chunks
+    # the same question with no earlier turn has nobody to refer to
+    alone = index.session().query(CHAIN[1], top_k=3)
+    assert alone.carried == []
+
+
+def test_a_question_naming_an_entity_carries_nothing(index: MiniRAGIndex) -> None:
+    session = index.session()
+    session.query(CHAIN[0], top_k=3)
+    assert session.query("What does Tidewater Labs work on?", top_k=3).carried == []
+    assert refers_back("When did he join?") and not refers_back("When was the company founded?")
+
+
+def test_a_sessions_context_never_repeats_a_chunk_in_full(index: MiniRAGIndex) -> None:
+    session = index.session()
+    turns = [session.query(q, top_k=3) for q in CHAIN]
+    contexts = "\n".join(t.to_context() for t in turns)
+    shown = {c.chunk_id: c.text for t in turns for c in t.result.chunks}
+    assert len(shown) < sum(len(t.result.chunks) for t in turns)  # the chain did return a chunk twice
+    for text in shown.values():
+        assert contexts.count(text) == 1
+    repeated = [t for t in turns[1:] if set(t.passages) - set(t.new)]
+    assert repeated and all(t.reference(c) in t.to_context() for t in repeated for c in set(t.passages) - set(t.new))
+    # without the session, the same questions send every chunk in full each time
+    alone = "\n".join(index.query(q, top_k=3).to_context() for q in CHAIN)
+    assert index.embedder.count_tokens(contexts) < index.embedder.count_tokens(alone)
+
+
+def test_a_session_round_trips_through_json(index: MiniRAGIndex) -> None:
+    session = index.session(max_entities=50)
+    for question in CHAIN[:2]:
+        session.query(question, top_k=3)
+    restored = MiniRAGSession.from_json(index, session.to_json())
+    assert restored.to_dict() == session.to_dict()
+    a, b = session.query(CHAIN[2], top_k=3), restored.query(CHAIN[2], top_k=3)
+    assert (a.passages, a.new, a.carried) == (b.passages, b.new, b.carried)
+    assert restored.to_dict() == session.to_dict()
+    assert "Acme Robotics was founded" not in session.to_json()  # ids and scores, not the index's text
+    with pytest.raises(ValueError, match="saved session"):
+        MiniRAGSession.from_json(index, '{"format": 1, "mode": "mini"}')
+    with pytest.raises(ValueError, match="JSON"):
+        MiniRAGSession.from_json(index, "not json")
+
+
+def test_a_session_keeps_within_its_limits(index: MiniRAGIndex) -> None:
+    session = index.session(max_entities=3, max_edges=2, max_passages=2)
+    for question in CHAIN:
+        session.query(question, top_k=3)
+        assert len(session.entities) <= 3 and len(session.edges) <= 2 and len(session.passages) <= 2
+    kept = set(session.entities)
+    assert all(u in kept and v in kept for u, v in session.edges)
+    last_turn = session.turns[-1]
+    assert {n for n, _ in session.passages.values()} <= set(last_turn.passages)  # the latest passages kept
+    with pytest.raises(ValueError):
+        index.session(max_entities=0)
+
+
+def test_a_session_leaves_the_index_unchanged(index: MiniRAGIndex) -> None:
+    graph, vectors, files = _graph_state(index), _vector_state(index), _files(index.workdir)
+    session = index.session()
+    for question in CHAIN:
+        session.query(question, top_k=3)
+    assert _graph_state(index) == graph
+    _assert_same_vectors(_vector_state(index), vectors)
+    assert _files(index.workdir) == files
