@@ -271,12 +271,10 @@ class MiniRAGRetriever(BaseRetriever):
                 for c in result.chunks]
 
     def _session_documents(self, turn: SessionResult) -> list[Document]:
-        documents = self._to_documents(turn.result)
+        documents = self._to_documents(turn.shown_result())
         for chunk, document in zip(turn.result.chunks, documents):
-            seen = not turn.is_new(chunk.chunk_id)
-            number = turn.passages[chunk.chunk_id]
-            document.page_content = turn.reference(chunk.chunk_id) if seen else f"[passage {number}]\n{chunk.text}"
-            document.metadata.update(minirag_passage=number, minirag_seen_before=seen)
+            document.metadata.update(minirag_passage=turn.passages[chunk.chunk_id],
+                                     minirag_seen_before=not turn.is_new(chunk.chunk_id))
         return documents
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,

@@ -102,6 +102,22 @@ class _CoreIndexRunner:
         return await self.index.aquery(query, mode=self.mode, **self.overrides), self.index.graph_store, {}
 
 
+class _SessionRunner:
+    """Retrieval as the next turn of a core ``MiniRAGSession``: chunks an earlier turn returned come
+    back by reference (``[see passage N above]``), new ones headed ``[passage N]``."""
+
+    def __init__(self, session: Any, mode: str, overrides: dict[str, Any]) -> None:
+        self.session, self.mode, self.overrides = session, mode, overrides
+
+    def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        turn = self.session.query(query, mode=self.mode, **self.overrides)
+        return turn.shown_result(), self.session.index.graph_store, {}
+
+    async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        turn = await self.session.aquery(query, mode=self.mode, **self.overrides)
+        return turn.shown_result(), self.session.index.graph_store, {}
+
+
 class _GraphRunner:
     """Retrieval over ``PropertyGraphSources`` with the core's retrieval functions."""
 
@@ -187,6 +203,16 @@ class MiniRAGRetriever(BaseRetriever):
         """Wrap a core ``MiniRAGIndex``: queries go through ``index.query`` / ``index.aquery``
         (with the index's own query mapper), so results equal the core's."""
         return cls(_CoreIndexRunner(index, check_mode(mode), {"top_k": top_k, **overrides}), mode=mode,
+                   callback_manager=callback_manager)
+
+    @classmethod
+    def from_session(cls, session: Any, *, mode: Optional[str] = None, top_k: Optional[int] = None,
+                     callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
+        """Each query is the next turn of a core ``MiniRAGSession`` (``index.session()``): a
+        follow-up naming no entity continues the last turn's, and a chunk sent before comes back
+        as ``[see passage N above]`` (e.g. under ``CondensePlusContextChatEngine``)."""
+        mode = check_mode(mode or session.mode)
+        return cls(_SessionRunner(session, mode, {"top_k": top_k, **overrides}), mode=mode,
                    callback_manager=callback_manager)
 
     @classmethod

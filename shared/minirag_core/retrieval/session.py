@@ -29,7 +29,7 @@ from minirag_core.graph.aliases import PERSON
 from minirag_core.graph.names import normalize_entity_name
 from minirag_core.retrieval.pipeline import check_mode
 from minirag_core.retrieval.query.seeds import named_spans
-from minirag_core.types import QueryMapping, RetrievalResult
+from minirag_core.types import QueryMapping, RetrievalResult, ScoredChunk
 
 if TYPE_CHECKING:
     from minirag_core.indexing.index import MiniRAGIndex
@@ -97,6 +97,17 @@ class SessionResult:
     def reference(self, chunk_id: str) -> str:
         """How the context points at a chunk sent in an earlier turn."""
         return f"[see passage {self.passages[chunk_id]} above]"
+
+    def shown_text(self, chunk: ScoredChunk) -> str:
+        """A chunk as this turn shows it: a new one in full headed ``[passage N]``, an earlier one
+        by reference."""
+        if chunk.chunk_id in self.new:
+            return f"[passage {self.passages[chunk.chunk_id]}]\n{chunk.text}"
+        return self.reference(chunk.chunk_id)
+
+    def shown_result(self) -> RetrievalResult:
+        """A copy of ``result`` whose chunk texts are :meth:`shown_text` (for an adapter's documents)."""
+        return replace(self.result, chunks=[replace(c, text=self.shown_text(c)) for c in self.result.chunks])
 
     def to_context(self) -> str:
         """The answer prompt's data tables: new chunks in full, earlier ones by reference, and

@@ -12,19 +12,7 @@ import pytest
 from index_state import _assert_same_vectors, _graph_state, _vector_state
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.retrieval.session import MiniRAGSession, refers_back
-from minirag_core.types import Document
-
-DOCS = [
-    Document("acme", "Acme Robotics was founded in 2011 by Maria Okafor in Lisbon. Acme Robotics builds warehouse robots."),
-    Document("okafor", "Maria Okafor studied engineering in Porto. Maria Okafor joined the board of Tidewater Labs in 2019."),
-    Document("tidewater", "Tidewater Labs is a research company in Boston. Tidewater Labs works on solid-state batteries."),
-    Document("trams", "The Lisbon tram network has six lines. Most trams in Lisbon are painted yellow."),
-    Document("porto", "Porto is a city in northern Portugal known for port wine and its bridges."),
-    Document("boston", "Boston is the capital of Massachusetts. The Charles River runs through Boston."),
-]
-CHAIN = ["Who founded Acme Robotics?", "Where did she study engineering?", "What does Tidewater Labs work on?",
-         "Which company did Maria Okafor found?"]
-
+from conversation import CHAIN, DOCS
 
 def _files(path: Path) -> dict[str, str]:
     return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
