@@ -14,3 +14,12 @@ DOCS = [
 ]
 CHAIN = ["Who founded Acme Robotics?", "Where did she study engineering?", "What does Tidewater Labs work on?",
          "Which company did Maria Okafor found?"]
+
+
+def conversation_index(embedder, workdir=None):
+    """A ``MiniRAGIndex`` of :data:`DOCS` (in memory unless ``workdir`` is given), built in this process."""
+    from minirag_core.indexing.index import MiniRAGIndex
+
+    index = MiniRAGIndex(workdir, embedder=embedder, workers=1)
+    index.insert(DOCS)
+    return index

@@ -86,7 +86,24 @@ def render_context(result: RenderableResult, max_rows: int = CONTEXT_ROWS) -> st
 
     Sections: Answer Candidates, Key Relationships, Reasoning Paths (strongest first, with the
     score they are ordered by; :func:`select_rows` picks them) and Sources (the chunks, each with
-    its doc id). Empty sections are left out, except Sources, which is always present.
+    its doc id). With aggregated evidence, its candidates, paths, Clusters and Cluster Relations
+    take the graph sections' place. Empty sections are left out, except Sources, which is always present.
     """
     rows = [(i, c.doc_id, f"{c.score:.4f}", c.text) for i, c in enumerate(result.chunks)]
+    aggregated = getattr(result, "aggregated", None)
+    if aggregated is not None:  # the clusters' summaries and the paths inside them replace the graph rows
+        return render_rows(ContextRows(list(aggregated.candidates), [], list(aggregated.paths)), rows,
+                           aggregated_sections(aggregated))
     return render_rows(select_rows(result, max_rows), rows)
+
+
+def aggregated_sections(aggregated: Any) -> list[str]:
+    """The Clusters and Cluster Relations tables of an ``AggregatedEvidence``."""
+    labels = {c.id: " / ".join(c.entities[:3]) for c in aggregated.clusters}
+    parts = [section("Clusters", ("id", "level", "entities", "summary"),
+                     [(i, c.level, labels[c.id], c.summary) for i, c in enumerate(aggregated.clusters)])]
+    if aggregated.relations:
+        parts.append(section("Cluster Relations", ("source", "target", "relations", "example"),
+                             [(labels.get(r["source"], r["source"]), labels.get(r["target"], r["target"]),
+                               r["strength"], r["example"]) for r in aggregated.relations]))
+    return parts

@@ -13,16 +13,14 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableBranch, RunnableLambda, RunnablePassthrough
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
-from conversation import CHAIN, DOCS
+from conversation import CHAIN, conversation_index
 from langchain_minirag import MiniRAGRetriever
 from minirag_core.indexing.index import MiniRAGIndex
 
 
 @pytest.fixture(scope="module")
 def index(embedder) -> MiniRAGIndex:
-    built = MiniRAGIndex(None, embedder=embedder, workers=1)
-    built.insert(DOCS)
-    return built
+    return conversation_index(embedder)
 
 
 def _history_aware(llm, retriever, prompt):

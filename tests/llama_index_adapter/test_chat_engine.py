@@ -10,7 +10,7 @@ from llama_index.core.base.llms.types import CompletionResponse, CompletionRespo
 from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.llms import CustomLLM
 
-from conversation import CHAIN, DOCS
+from conversation import CHAIN, conversation_index
 from llama_index_minirag import MiniRAGRetriever
 from minirag_core.indexing.index import MiniRAGIndex
 
@@ -35,9 +35,7 @@ class ScriptedLLM(CustomLLM):
 
 @pytest.fixture(scope="module")
 def index(embedder) -> MiniRAGIndex:
-    built = MiniRAGIndex(None, embedder=embedder, workers=1)
-    built.insert(DOCS)
-    return built
+    return conversation_index(embedder)
 
 
 def test_condense_plus_context_chat_engine_over_the_retriever(index: MiniRAGIndex) -> None:

@@ -107,7 +107,7 @@ class MiniRAGIndex(Sessions):
         self._retried: dict[str, str] = {}  # chunk id -> document id, extracted by this write's retry
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
         self.token_cache = TokenCache(tokens_path, TOKENISER_KEY) if tokens_path is not None else None
-        self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
+        self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache, llm)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
         self._chunk_count: int | None = None

@@ -12,7 +12,7 @@ import pytest
 from index_state import _assert_same_vectors, _graph_state, _vector_state
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.retrieval.session import MiniRAGSession, refers_back
-from conversation import CHAIN, DOCS
+from conversation import CHAIN, conversation_index
 
 def _files(path: Path) -> dict[str, str]:
     return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -21,9 +21,7 @@ def _files(path: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def index(embedder, tmp_path_factory) -> MiniRAGIndex:
-    built = MiniRAGIndex(tmp_path_factory.mktemp("session") / "wd", embedder=embedder, workers=1)
-    built.insert(DOCS)
-    return built
+    return conversation_index(embedder, tmp_path_factory.mktemp("session") / "wd")
 
 
 def test_a_pronoun_follow_up_resolves_to_the_previous_turns_entity(index: MiniRAGIndex) -> None:
