@@ -6,9 +6,10 @@ maintained, in networkx (a core dependency already, where igraph's Leiden would 
 one) and deterministic for a given graph when nodes and edges are added in sorted order, so the
 aggregation is a function of the entity graph alone: recomputed after inserts and deletes it
 equals the aggregation of the index rebuilt from the same documents. Level 1 clusters entities
-by their relations; each further level clusters the clusters of the one below by the relations
-between their entities, until a level merges nothing. An entity without relations belongs to no
-cluster. A cluster's id names its level and its smallest entity id, so ids do not depend on the
+by their relations; each further level clusters the nodes left on top (clusters, and entities no
+community merged) by the relations between their entities, until a level merges nothing. An
+entity without relations belongs to no cluster. Relations are kept between clusters whose
+nodes were on top together at a level, with that level. A cluster's id names its level and its smallest entity id, so ids do not depend on the
 order in which communities are found.
 """
 
@@ -94,15 +95,14 @@ def aggregate(entity_ids: Iterable[str], relations: Iterable[tuple[str, str]], *
     base.add_nodes_from(sorted({n for e in edges for n in e}))
     base.add_edges_from(edges, weight=1)
     result = Aggregation()
-    owner = {n: n for n in base}  # entity -> its node at the current level
-    below: dict[str, tuple[str, ...]] = {n: (n,) for n in base}  # node -> its entities
+    owner = {n: n for n in base}  # entity -> its node at the current level (itself, or its top cluster)
+    below: dict[str, tuple[str, ...]] = {n: (n,) for n in base}  # node of the current level -> its entities
     graph = base
     for level in range(1, max_levels + 1):
-        found = _communities(graph) if graph.number_of_edges() else []
-        if not found or len(found) == len(graph):
-            break  # no level merges nothing into one cluster
-        next_owner: dict[str, str] = {}
-        for members in found:
+        merged = [c for c in (_communities(graph) if graph.number_of_edges() else []) if len(c) > 1]
+        if not merged:
+            break  # a level that merges nothing ends the hierarchy
+        for members in merged:  # a node no community merged stays as it is, for the next level
             entities = tuple(sorted(e for m in members for e in below[m]))
             cid = _cluster_id(level, entities)
             inside = Counter(n for u, v in base.subgraph(entities).edges for n in (u, v))
@@ -110,16 +110,18 @@ def aggregate(entity_ids: Iterable[str], relations: Iterable[tuple[str, str]], *
             result.clusters[cid] = Cluster(cid, level, tuple(sorted(members)), entities, hubs)
             for member in members:
                 result.parent[member] = cid
-            next_owner.update({e: cid for e in entities})
-        owner = next_owner
-        below = {c.id: c.entities for c in result.clusters.values() if c.level == level}
+                del below[member]
+            below[cid] = entities
+            owner.update({e: cid for e in entities})
         between: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for u, v in edges:
             a, b = owner[u], owner[v]
             if a != b:
                 between.setdefault((min(a, b), max(a, b)), []).append((u, v))
         result.relations.extend(ClusterRelation(a, b, level, len(pairs), tuple(pairs[:3]))
-                                for (a, b), pairs in sorted(between.items()))
+                                for (a, b), pairs in sorted(between.items())
+                                if a in result.clusters and b in result.clusters  # each pair once:
+                                and level in (result.clusters[a].level, result.clusters[b].level))
         graph = nx.Graph()
         graph.add_nodes_from(sorted(below))
         graph.add_weighted_edges_from((a, b, len(pairs)) for (a, b), pairs in sorted(between.items()))

@@ -5,9 +5,9 @@ A :class:`MiniRAGSession` keeps the reasoning subgraph of its earlier turns (ent
 with a usefulness score, never text) and the passages and graph rows the model was already sent.
 Each turn:
 
-- a follow-up that names no entity of the graph, or refers back with a pronoun ("when did *he*
-  join?"), takes its query entities from the previous turn: that turn's query entities and
-  answer entities, the most useful first;
+- a follow-up that refers back with a pronoun before naming anything ("when did *he* join?"), or
+  asks about nothing its query mapping can name ("and in which year?"), takes query entities from
+  the previous turn: that turn's query entities and answer entities, the most useful first;
 - the context sends new chunks in full and earlier ones by reference (``[see passage 3 above]``),
   and leaves out graph rows an earlier turn sent.
 
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from minirag_core.context import ContextRows, render_rows, select_rows
 from minirag_core.graph.aliases import PERSON
-from minirag_core.graph.names import normalize_entity_name
 from minirag_core.retrieval.pipeline import check_mode
 from minirag_core.retrieval.query.seeds import named_spans
 from minirag_core.types import QueryMapping, RetrievalResult, ScoredChunk
@@ -148,20 +147,29 @@ class MiniRAGSession:
     # -- one turn ---------------------------------------------------------------------------------
     def follow_up_entities(self, question: str, mapping: QueryMapping | None) -> list[str]:
         """The entity ids ``question`` takes from the previous turn: none unless it refers back
-        with a pronoun or names no entity of the graph."""
+        (a pronoun before it names anything: "when did *she* join X?", not "X failed, why did it?")
+        or asks about nothing its query mapping could name ("and in which year?")."""
         if not self.turns:
             return []
-        graph = self.index.graph_store
-        named = bool(named_spans(self.index.sources, question)) or any(
-            graph.entity(normalize_entity_name(e)) is not None for e in (mapping.entities if mapping else []))
         words = referring_words(question)
-        if named and not words:
+        if words:
+            first = min(m.start() for m in _WORD.finditer(question) if m.group().lower() in words)
+            if self._names_something(question[:first], mapping):
+                return []
+        elif mapping is None or mapping.entities or named_spans(self.index.sources, question):
             return []
+        graph = self.index.graph_store
         last = self.turns[-1]
         found = {e: graph.entity(e) for e in dict.fromkeys(last.query_entities + last.answer_entities)}
         known = [e for e, attrs in found.items() if attrs is not None and e in self.entities]
         types = {e: str(found[e]["type"]).upper() for e in known}  # type: ignore[index]
         return sorted(_of_the_kind(known, types, words), key=lambda e: -self.entities[e])[: self.carry_entities]
+
+    def _names_something(self, text: str, mapping: QueryMapping | None) -> bool:
+        """Whether ``text`` names an entity node or one of the query mapping's entities."""
+        lowered = text.lower()
+        return bool(named_spans(self.index.sources, text)) or any(
+            e.strip() and e.strip().lower() in lowered for e in (mapping.entities if mapping else []))
 
     def _prepared(self, question: str, mapping: QueryMapping | None) -> tuple[str, QueryMapping | None, list[str]]:
         carried = self.follow_up_entities(question, mapping)

@@ -44,6 +44,10 @@ def test_a_question_naming_an_entity_carries_nothing(index: MiniRAGIndex) -> Non
     session = index.session()
     session.query(CHAIN[0], top_k=3)
     assert session.query("What does Tidewater Labs work on?", top_k=3).carried == []
+    # a pronoun after the question named something refers to that, not to an earlier turn
+    assert session.query("Tidewater Labs is in Boston: what does it work on?", top_k=3).carried == []
+    carried = session.query("And where is it?", top_k=3).carried  # "it": the last turn's things, no person
+    assert "TIDEWATER LABS" in carried and "MARIA OKAFOR" not in carried
     assert refers_back("When did he join?") and not refers_back("When was the company founded?")
 
 
