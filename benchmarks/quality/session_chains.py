@@ -7,9 +7,10 @@
    ``chains.py``; ``--write-chains`` writes them again) asked one after another, each turn's top-5
    context rendered (``RetrievalResult.to_context``) and its tokens counted with the embedder's
    tokenizer, as ``run_suite.py`` counts them. Independent queries against one ``index.session()``
-   per chain (new chunks in full, earlier ones by reference, graph rows sent once): context tokens
-   per chain, and all-evidence recall over the chain (every evidence document of the chain's
-   questions in some turn's top 5).
+   per chain (new chunks in full, earlier ones by reference, graph rows sent once), and one with
+   ``new_chunks=2`` (a follow-up sends at most 2 new chunks in full, references fill its top 5):
+   context tokens per chain, and all-evidence recall over the chain (every evidence document of
+   the chain's questions in some turn's top 5).
 2. Aggregation: each test question in mini mode with and without ``aggregate=True``: recall@5 and
    tokens of the top-5 context.
 
@@ -51,9 +52,13 @@ def load_chains(data: devsets.Dataset, rewrite: bool) -> tuple[str, list[dict]]:
     return saved["made_by"], saved["chains"]
 
 
-def run_chain(index, chain: dict, with_session: bool) -> dict:
+#: how a chain is asked: alone (each question on its own), or as one session with these options
+SYSTEMS: dict[str, dict | None] = {"independent": None, "session": {}, "session, new_chunks=2": {"new_chunks": 2}}
+
+
+def run_chain(index, chain: dict, options: dict | None) -> dict:
     """Ask the chain's turns in order; tokens and documents of each turn's top-5 context."""
-    session = index.session() if with_session else None
+    session = index.session(**options) if options is not None else None
     tokens, docs, carried = [], [], []
     for turn in chain["turns"]:
         if session is None:
@@ -73,15 +78,15 @@ def run_chain(index, chain: dict, with_session: bool) -> dict:
 
 
 def run_sessions(index, chains: list[dict]) -> dict:
-    records = {"independent": [run_chain(index, c, False) for c in chains],
-               "session": [run_chain(index, c, True) for c in chains]}
+    records = {system: [run_chain(index, c, options) for c in chains] for system, options in SYSTEMS.items()}
     summary = {system: {"chains": len(rs), "turns": sum(r["turns"] for r in rs),
                         "tokens_per_chain": mean(r["tokens"] for r in rs),
                         "all_evidence_recall": 100 * (mean(r["all_evidence"] for r in rs) or 0.0),
                         "evidence_recall": 100 * (mean(r["evidence_recall"] for r in rs) or 0.0)}
                for system, rs in records.items()}
-    base, lean = summary["independent"]["tokens_per_chain"], summary["session"]["tokens_per_chain"]
-    summary["token_saving_percent"] = 100 * (1 - lean / base) if base else None
+    base = summary["independent"]["tokens_per_chain"]
+    for system in SYSTEMS:
+        summary[system]["token_saving_percent"] = 100 * (1 - summary[system]["tokens_per_chain"] / base) if base else 0.0
     return {"summary": summary, "records": records}
 
 
@@ -114,14 +119,15 @@ def run_aggregation(index, questions: list[devsets.Question]) -> dict:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| set | chains (turns) | made by | tokens/chain independent | tokens/chain session | saving | "
-             "all-evidence recall independent / session |", "|---|---|---|---|---|---|---|"]
+    lines = ["| set | chains (turns) | made by | system | tokens/chain | saving | all-evidence recall | evidence recall |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
         s = r["sessions"]["summary"]
-        lines.append(f"| {r['set']} | {s['session']['chains']} ({s['session']['turns']}) | {r['made_by']} | "
-                     f"{s['independent']['tokens_per_chain']:.0f} | {s['session']['tokens_per_chain']:.0f} | "
-                     f"{s['token_saving_percent']:.1f} % | {s['independent']['all_evidence_recall']:.1f} / "
-                     f"{s['session']['all_evidence_recall']:.1f} |")
+        for system in SYSTEMS:
+            row = s[system]
+            lines.append(f"| {r['set']} | {row['chains']} ({row['turns']}) | {r['made_by']} | {system} | "
+                         f"{row['tokens_per_chain']:.0f} | {row['token_saving_percent']:.1f} % | "
+                         f"{row['all_evidence_recall']:.1f} | {row['evidence_recall']:.1f} |")
     lines += ["", "| set | questions | recall@5 mini / +aggregate | context tokens mini / +aggregate | change | "
                   "clusters | seconds to aggregate |", "|---|---|---|---|---|---|---|"]
     for r in results:

@@ -126,13 +126,18 @@ class MiniRAGSession:
     """Related questions over one index, each sent only what the model has not seen yet.
 
     ``carry_entities``: most entity ids a follow-up takes from the previous turn; ``decay``: the
-    share of its usefulness an entity or edge keeps per turn it is not used again."""
+    share of its usefulness an entity or edge keeps per turn it is not used again; ``new_chunks``:
+    most chunks a follow-up sends in full (None: its whole top_k), the other places going to the
+    best-ranked chunks sent before (a reference each), so its tokens follow what is new."""
 
     def __init__(self, index: "MiniRAGIndex", *, mode: str = "mini", max_entities: int = 256, max_edges: int = 512,
-                 max_passages: int = 200, carry_entities: int = 4, decay: float = 0.5) -> None:
-        if min(max_entities, max_edges, max_passages) < 1 or carry_entities < 0 or not 0.0 <= decay <= 1.0:
-            raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities at "
-                             "least 0, decay between 0 and 1")
+                 max_passages: int = 200, carry_entities: int = 4, decay: float = 0.5,
+                 new_chunks: int | None = None) -> None:
+        if min(max_entities, max_edges, max_passages) < 1 or carry_entities < 0 or not 0.0 <= decay <= 1.0 \
+                or (new_chunks is not None and new_chunks < 0):
+            raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities and "
+                             "new_chunks at least 0, decay between 0 and 1")
+        self.new_chunks = new_chunks
         self.index = index
         self.mode = check_mode(mode)
         self.max_entities, self.max_edges, self.max_passages = max_entities, max_edges, max_passages
@@ -185,14 +190,38 @@ class MiniRAGSession:
         mode = check_mode(mode or self.mode)
         mapping = None if mode == "naive" else self.index.map_query(question)
         text, mapping, carried = self._prepared(question, mapping)
-        return self._record(question, self.index.query_mapped(text, mapping, mode=mode, **overrides), carried)
+        k, deeper = self._depth(overrides)
+        result = self.index.query_mapped(text, mapping, mode=mode, **deeper)
+        return self._record(question, self._new_within_limit(result, k), carried)
 
     async def aquery(self, question: str, *, mode: str | None = None, **overrides: Any) -> SessionResult:
         mode = check_mode(mode or self.mode)
         mapping = None if mode == "naive" else await self.index.amap_query(question)
         text, mapping, carried = self._prepared(question, mapping)
-        result = await asyncio.to_thread(self.index.query_mapped, text, mapping, mode=mode, **overrides)
-        return self._record(question, result, carried)
+        k, deeper = self._depth(overrides)
+        result = await asyncio.to_thread(self.index.query_mapped, text, mapping, mode=mode, **deeper)
+        return self._record(question, self._new_within_limit(result, k), carried)
+
+    def _depth(self, overrides: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The turn's top_k, and the overrides to rank by: twice as deep when ``new_chunks`` may
+        pass over new chunks for ones sent before."""
+        k = int(overrides.get("top_k") or self.index.settings.top_k)
+        if self.new_chunks is None or not self.turns:
+            return k, overrides
+        return k, {**overrides, "top_k": 2 * k}
+
+    def _new_within_limit(self, result: RetrievalResult, k: int) -> RetrievalResult:
+        """The best ``k`` chunks of ``result`` holding at most ``new_chunks`` not sent before."""
+        if self.new_chunks is None or not self.turns:
+            return result
+        kept, new = [], 0
+        for chunk in result.chunks:
+            fresh = chunk.chunk_id not in self.passages
+            if len(kept) < k and (not fresh or new < self.new_chunks):
+                kept.append(chunk)
+                new += fresh
+        result.chunks = kept
+        return result
 
     def _record(self, question: str, result: RetrievalResult, carried: list[str]) -> SessionResult:
         result.query = question
@@ -274,7 +303,7 @@ class MiniRAGSession:
         return {"format": FORMAT_VERSION, "mode": self.mode,
                 "limits": {"max_entities": self.max_entities, "max_edges": self.max_edges,
                            "max_passages": self.max_passages, "carry_entities": self.carry_entities,
-                           "decay": self.decay},
+                           "decay": self.decay, "new_chunks": self.new_chunks},
                 "entities": self.entities, "edges": [[u, v, s] for (u, v), s in self.edges.items()],
                 "passages": {c: list(p) for c, p in self.passages.items()},
                 "sent_rows": [[*k, t] for k, t in self.sent_rows.items()],

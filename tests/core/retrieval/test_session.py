@@ -103,3 +103,19 @@ def test_a_session_leaves_the_index_unchanged(index: MiniRAGIndex) -> None:
     assert _graph_state(index) == graph
     _assert_same_vectors(_vector_state(index), vectors)
     assert _files(index.workdir) == files
+
+
+def test_new_chunks_bounds_what_a_follow_up_sends_in_full(index: MiniRAGIndex) -> None:
+    free, bounded = index.session(), index.session(new_chunks=0)
+    tokens = {"free": 0, "bounded": 0}
+    for question in [*CHAIN, "Which river runs through Boston?"]:
+        wide, narrow = free.query(question, top_k=3), bounded.query(question, top_k=3)
+        tokens["free"] += index.embedder.count_tokens(wide.to_context())
+        tokens["bounded"] += index.embedder.count_tokens(narrow.to_context())
+        if len(bounded.turns) == 1:
+            assert narrow.passages == wide.passages  # the first turn is not bounded
+        else:
+            assert narrow.new == [] and set(narrow.passages) <= set(wide.passages) | set(bounded.passages)
+    assert any(set(t.passages) - set(free.turns[0].passages) for t in free.turns[1:])
+    assert tokens["bounded"] < tokens["free"]  # the free session sent new chunks in a follow-up
+    assert MiniRAGSession.from_json(index, bounded.to_json()).new_chunks == 0
