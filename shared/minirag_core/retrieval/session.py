@@ -9,7 +9,8 @@ Each turn:
   asks about nothing its query mapping can name ("and in which year?"), takes query entities from
   the previous turn: that turn's query entities and answer entities, the most useful first;
 - the context sends new chunks in full and earlier ones by reference (``[see passage 3 above]``),
-  and leaves out graph rows an earlier turn sent.
+  and leaves out graph rows that tell nothing new: an answer candidate or a relationship an
+  earlier turn sent, a path all of whose steps it sent.
 
 The session is bounded (``max_entities``, ``max_edges``, ``max_passages``: the least useful
 structure is pruned first), serialisable (:meth:`MiniRAGSession.to_json` / :meth:`from_json`) and
@@ -117,9 +118,22 @@ class SessionResult:
         return render_rows(self.rows, rows)
 
 
+def _edge_key(u: str, v: str) -> tuple[str, ...]:
+    return ("edge", min(u, v), max(u, v))
+
+
+def _path_steps(path: Any) -> list[tuple[str, ...]]:
+    """A path's entity pairs (a one-entity path, a bridge: that entity from its start)."""
+    if len(path.nodes) < 2:
+        return [("path", path.query_entity, *path.nodes)]
+    return [_edge_key(u, v) for u, v in zip(path.nodes, path.nodes[1:])]
+
+
 def _row_keys(rows: ContextRows) -> list[tuple[str, ...]]:
-    return ([("candidate", c) for c in rows.candidates] + [("edge", e.source, e.target) for e in rows.edges]
-            + [("path", p.query_entity, *p.nodes) for p in rows.paths])
+    """What a context's graph rows told the model: its candidates, and every entity pair a key
+    relationship or a path joined."""
+    return ([("candidate", c) for c in rows.candidates] + [_edge_key(e.source, e.target) for e in rows.edges]
+            + [k for p in rows.paths for k in _path_steps(p)])
 
 
 class MiniRAGSession:
@@ -237,10 +251,10 @@ class MiniRAGSession:
             passages[chunk.chunk_id] = number
             self.passages[chunk.chunk_id] = (number, turn)
         shown = select_rows(result)
-        fresh = ContextRows(
+        fresh = ContextRows(  # a path all of whose steps an earlier turn sent tells nothing new
             [c for c in shown.candidates if ("candidate", c) not in self.sent_rows],
-            [e for e in shown.edges if ("edge", e.source, e.target) not in self.sent_rows],
-            [p for p in shown.paths if ("path", p.query_entity, *p.nodes) not in self.sent_rows])
+            [e for e in shown.edges if _edge_key(e.source, e.target) not in self.sent_rows],
+            [p for p in shown.paths if not all(k in self.sent_rows for k in _path_steps(p))])
         self.sent_rows.update({key: turn for key in _row_keys(shown)})
         query_entities = self._query_entities(result) + [e for e in carried if e not in result.seeds]
         answer_entities = self._answer_entities(result, query_entities)
