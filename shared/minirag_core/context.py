@@ -92,8 +92,10 @@ def render_context(result: RenderableResult, max_rows: int = CONTEXT_ROWS) -> st
     rows = [(i, c.doc_id, f"{c.score:.4f}", c.text) for i, c in enumerate(result.chunks)]
     aggregated = getattr(result, "aggregated", None)
     if aggregated is not None:  # the clusters' summaries and the paths inside them replace the graph rows
-        return render_rows(ContextRows(list(aggregated.candidates), [], list(aggregated.paths)), rows,
-                           aggregated_sections(aggregated))
+        relevant = {e for c in result.chunks for e in c.entities}
+        inside = ContextRows(_touching(list(aggregated.candidates), lambda name: [name], relevant, max_rows), [],
+                             _touching(list(aggregated.paths), lambda p: p.nodes, relevant, max_rows))
+        return render_rows(inside, rows, aggregated_sections(aggregated))
     return render_rows(select_rows(result, max_rows), rows)
 
 

@@ -6,7 +6,9 @@ clusters from each anchor up to their lowest common ancestor are taken (an ancho
 a cluster with brings its own lowest cluster). The evidence is those clusters' summaries, the
 relations between them, and the reasoning paths and answer candidates that stay inside them (a
 path whose entities another kept path already holds is left out): a compact, non-redundant set
-the context shows instead of the key-relationship and path tables. The chunks are not changed.
+the context shows instead of the key-relationship and path tables (a summary sentence a lower
+cluster already gave is not repeated). Only clusters holding an entity of the chosen chunks are shown (as the plain context keeps only
+graph rows touching them). The chunks are not changed.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def cluster_summary(graph: GraphView, cluster: Cluster, llm: LLMBackend | None =
     return _words(" ".join(dict.fromkeys(s for s in sentences if s)), SUMMARY_WORDS)
 
 
+def _unsaid(summary: str, said: set[str]) -> str:
+    """``summary`` less the sentences a lower cluster's summary already gave (they are added to ``said``)."""
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+", summary) if x]
+    fresh = [x for x in sentences if x not in said]
+    said.update(fresh)
+    return " ".join(fresh)
+
+
 def lca_clusters(aggregation: Aggregation, anchors: list[str]) -> list[str]:
     """The clusters on the paths from each pair of anchors up to their lowest common ancestor;
     an anchor sharing no cluster with another brings its lowest cluster. Lowest level first."""
@@ -84,7 +94,10 @@ def aggregated_evidence(sources: AggregatedSources, result: RetrievalResult,
     """LeanRAG's evidence for ``result`` (see the module's docstring)."""
     aggregation = sources.aggregation()
     anchors = sorted(result.seeds, key=lambda s: (-result.seeds[s], s))[: settings.aggregate_anchors]
-    chosen = lca_clusters(aggregation, anchors)[: settings.aggregate_clusters]
+    linked = {e for c in result.chunks for e in c.entities}  # a cluster no chosen chunk speaks of is noise
+    reached = lca_clusters(aggregation, anchors)
+    chosen = [c for c in reached if not linked or linked & set(aggregation.clusters[c].entities)]
+    chosen = chosen[: settings.aggregate_clusters]
     inside = {e for c in chosen for e in aggregation.clusters[c].entities} | set(anchors)
     paths = []
     for path in result.ranked_paths():
@@ -99,8 +112,10 @@ def aggregated_evidence(sources: AggregatedSources, result: RetrievalResult,
                  for r in aggregation.relations if r.source in picked and r.target in picked]
     relations.sort(key=lambda r: -r["strength"])
     name: Callable[[str], str] = lambda e: str((sources.graph.entity(e) or {}).get("name", e))  # noqa: E731
+    said: set[str] = set()
     clusters = [ClusterSummary(c, aggregation.clusters[c].level, [name(e) for e in aggregation.clusters[c].hubs],
-                               sources.cluster_summary(aggregation.clusters[c]), list(aggregation.clusters[c].hubs))
+                               _unsaid(sources.cluster_summary(aggregation.clusters[c]), said),
+                               list(aggregation.clusters[c].hubs))
                 for c in chosen]
     return AggregatedEvidence(anchors=anchors, clusters=clusters, relations=relations[: settings.aggregate_paths],
                               paths=paths, candidates=[c for c in result.answer_candidates if c in inside][:5])
