@@ -16,6 +16,7 @@ from minirag_core.embedding.base import Embedder
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.llm.base import LLMBackend
 from minirag_core.retrieval.pipeline import check_mode, fill_to_k, shortfall
+from minirag_core.retrieval.session import MiniRAGSession, SessionResult
 from minirag_core.types import RetrievalResult, ScoredChunk
 from minirag_core.retrieval.filters import as_filter
 from pydantic import ConfigDict, Field, field_validator
@@ -151,6 +152,11 @@ class MiniRAGRetriever(BaseRetriever):
     def _readable_filter(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         as_filter(value)  # a filter that cannot be read fails here, with the reason
         return value
+    session: MiniRAGSession | None = None
+    """A conversation (``index.session()``): each call is its next turn; a follow-up naming no
+    entity (or saying "he", "it") continues the last turn's entities, and a chunk an earlier turn
+    returned comes back as ``[see passage N above]`` (``metadata["minirag_seen_before"]``) while new
+    ones start with ``[passage N]``. ``None``: every call stands alone."""
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -308,29 +314,47 @@ class MiniRAGRetriever(BaseRetriever):
         return [Document(page_content=c.text, metadata=_chunk_metadata(c, result), id=c.chunk_id)
                 for c in result.chunks]
 
+    def _session_documents(self, turn: SessionResult) -> list[Document]:
+        documents = self._to_documents(turn.shown_result())
+        for chunk, document in zip(turn.result.chunks, documents):
+            document.metadata.update(minirag_passage=turn.passages[chunk.chunk_id],
+                                     minirag_seen_before=not turn.is_new(chunk.chunk_id))
+        return documents
+
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 k: int | None = None, mode: Mode | None = None,
                                 filter: dict[str, Any] | None = None) -> list[Document]:
         k, mode, overrides = self._plan(k, mode, filter)
+        turn = None
         with active_callbacks(run_manager.get_child()):
-            result = self.index.query(query, mode=mode, **overrides)
-        if self._shortfall(result, k, overrides):
+            if self.session is not None:
+                turn = self.session.query(query, mode=mode, **overrides)
+                result = turn.result
+            else:
+                result = self.index.query(query, mode=mode, **overrides)
+        if turn is None and self._shortfall(result, k, overrides):
             self._top_up(result, self.index.query(query, mode="naive", **self._top_up_overrides(overrides, k)), k)
         summary = _summary(result)
         run_manager.on_text(_summary_text(summary), minirag=summary)
         run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
-        return self._to_documents(result)
+        return self._to_documents(result) if turn is None else self._session_documents(turn)
 
     async def _aget_relevant_documents(self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
                                        k: int | None = None, mode: Mode | None = None,
                                        filter: dict[str, Any] | None = None) -> list[Document]:
         k, mode, overrides = self._plan(k, mode, filter)
+        turn = None
         with active_callbacks(run_manager.get_child()):
-            result = await self.index.aquery(query, mode=mode, **overrides)
-        if await asyncio.to_thread(self._shortfall, result, k, overrides):  # the store counts its chunks once
+            if self.session is not None:
+                turn = await self.session.aquery(query, mode=mode, **overrides)
+                result = turn.result
+            else:
+                result = await self.index.aquery(query, mode=mode, **overrides)
+        # the store counts its chunks once, off the event loop
+        if turn is None and await asyncio.to_thread(self._shortfall, result, k, overrides):
             extra = await self.index.aquery(query, mode="naive", **self._top_up_overrides(overrides, k))
             self._top_up(result, extra, k)
         summary = _summary(result)
         await run_manager.on_text(_summary_text(summary), minirag=summary)
         await run_manager.get_child().on_custom_event("minirag_retrieval", summary, run_id=run_manager.run_id)
-        return self._to_documents(result)
+        return self._to_documents(result) if turn is None else self._session_documents(turn)

@@ -121,6 +121,22 @@ def snapshot_passing(snap: GraphSnapshot, where: CoreFilter | None) -> Passing |
     return passing(where, ((d, snap.doc_metadata.get(d, {}), chunks) for d, chunks in by_doc.items()))
 
 
+class _SessionRunner:
+    """Retrieval as the next turn of a core ``MiniRAGSession``: chunks an earlier turn returned come
+    back by reference (``[see passage N above]``), new ones headed ``[passage N]``."""
+
+    def __init__(self, session: Any, mode: str, overrides: dict[str, Any]) -> None:
+        self.session, self.mode, self.overrides = session, mode, overrides
+
+    def run(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        turn = self.session.query(query, mode=self.mode, **self.overrides)
+        return turn.shown_result(), self.session.index.graph_store, {}
+
+    async def arun(self, query: str) -> tuple[RetrievalResult, GraphView, dict[str, BaseNode]]:
+        turn = await self.session.aquery(query, mode=self.mode, **self.overrides)
+        return turn.shown_result(), self.session.index.graph_store, {}
+
+
 class _GraphRunner:
     """Retrieval over ``PropertyGraphSources`` with the core's retrieval functions."""
 
@@ -210,6 +226,16 @@ class MiniRAGRetriever(BaseRetriever):
         (``MetadataFilters``) keeps retrieval to the documents whose metadata pass."""
         runner = _CoreIndexRunner(index, check_mode(mode), {"top_k": top_k, **overrides}, to_core_filter(filters))
         return cls(runner, mode=mode, callback_manager=callback_manager)
+
+    @classmethod
+    def from_session(cls, session: Any, *, mode: Optional[str] = None, top_k: Optional[int] = None,
+                     callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
+        """Each query is the next turn of a core ``MiniRAGSession`` (``index.session()``): a
+        follow-up naming no entity continues the last turn's, and a chunk sent before comes back
+        as ``[see passage N above]`` (e.g. under ``CondensePlusContextChatEngine``)."""
+        mode = check_mode(mode or session.mode)
+        return cls(_SessionRunner(session, mode, {"top_k": top_k, **overrides}), mode=mode,
+                   callback_manager=callback_manager)
 
     @classmethod
     def from_property_graph(cls, graph: Any, *, mode: str = "mini", top_k: Optional[int] = None,

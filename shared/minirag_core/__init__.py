@@ -28,6 +28,7 @@ from minirag_core.types import (
 
 _LAZY = {
     "MiniRAGIndex": "minirag_core.indexing.index",
+    "MiniRAGSession": "minirag_core.retrieval.session",
     "RetrievalSettings": "minirag_core.retrieval.settings",
     "retrieve": "minirag_core.retrieval.pipeline",
     "aretrieve": "minirag_core.retrieval.pipeline",

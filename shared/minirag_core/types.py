@@ -218,6 +218,32 @@ def rank_paths(paths: Iterable[ReasoningPath]) -> list[ReasoningPath]:
 
 
 @dataclass
+class ClusterSummary:
+    """A summary node of the entity graph's aggregation: its level, main entities (names, and
+    their ids) and summary."""
+
+    id: str
+    level: int
+    entities: list[str]
+    summary: str
+    entity_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AggregatedEvidence:
+    """The graph evidence of LeanRAG's bottom-up retrieval: from the query's entities (``anchors``)
+    up to their lowest common clusters, those clusters' summaries, the relations between them
+    (``{source, target, strength, example}``), and the reasoning paths and answer candidates
+    inside them (``retrieval/extensions/aggregated.py``)."""
+
+    anchors: list[str]
+    clusters: list[ClusterSummary]
+    relations: list[dict[str, Any]]
+    paths: list[ReasoningPath]
+    candidates: list[str]
+
+
+@dataclass
 class RetrievalResult:
     """Everything retrieval found, and why."""
 
@@ -230,6 +256,8 @@ class RetrievalResult:
     key_edges: list[KeyEdge] = field(default_factory=list)
     paths: list[ReasoningPath] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: with ``RetrievalSettings.aggregate``: the compact graph evidence the context shows instead
+    aggregated: AggregatedEvidence | None = None
 
     def ranked_paths(self) -> list[ReasoningPath]:
         """The reasoning paths as :func:`rank_paths` lists them: each once, strongest first."""

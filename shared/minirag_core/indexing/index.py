@@ -35,6 +35,7 @@ from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clea
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
 from minirag_core.indexing.registry import DocumentRecord
+from minirag_core.indexing.sessions import Sessions
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.filters import FilterInput, MetadataFilter, as_filter
 from minirag_core.retrieval.pipeline import check_mode, retrieve
@@ -55,7 +56,7 @@ TOKENS_FILE = "lexical_tokens.sqlite"
 TRIM_AFTER_GROWTH_BYTES = 64 << 20  # a write returns freed heap pages once RSS grew this much
 
 
-class MiniRAGIndex(IndexReads, IndexAsync):
+class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
     """MiniRAG's heterogeneous graph index with path-scored retrieval.
 
     With no ``llm`` it runs on the embedded default: the offline extractor and query mapper
@@ -113,7 +114,7 @@ class MiniRAGIndex(IndexReads, IndexAsync):
         self._retried: dict[str, str] = {}  # chunk id -> document id, extracted by this write's retry
         tokens_path = self._path(TOKENS_FILE)  # BM25 tokens kept as chunks are indexed
         self.token_cache = TokenCache(tokens_path, TOKENISER_KEY) if tokens_path is not None else None
-        self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache)
+        self.sources = CoreSources(self.graph_store, self.vectors, embedder, self.token_cache, llm)
         self._rw = ReadWriteLock()
         self._type_pool: dict[str, list[str]] | None = None
         self._chunk_count: int | None = None

@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "explain", f"{commands}:cmd_explain", "draw the query's reasoning subgraph (.png or .html)")
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--out", help="output file: .png (matplotlib) or .html (pyvis) (default: WORKDIR/explain.png)")
+    p.add_argument("--aggregate", action="store_true", help="also climb the entity graph's cluster hierarchy "
+                                                              "(LeanRAG): the clusters, summaries and relations reached")
     _size(p)
     _stores(p)
     p = _command(sub, "serve", "minirag_core.interfaces.serve:cmd_serve",

@@ -207,8 +207,21 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in SUFFIXES:
         raise CLIError(f"--out {args.out}: choose a .png or .html file")
     index = open_index(args, require_documents=True)
-    result = index.query(args.question, mode="mini", top_k=args.k, token_budget=args.max_tokens)
+    result = index.query(args.question, mode="mini", top_k=args.k, token_budget=args.max_tokens,
+                         aggregate=args.aggregate)
     written = draw_reasoning_subgraph(result, index.graph_store, out)
     print(f"wrote {Path(written).resolve()}")
     print_result(result, False)
+    if result.aggregated is not None:
+        print_aggregated(result.aggregated)
     return 0
+
+
+def print_aggregated(aggregated: Any) -> None:
+    """The clusters LeanRAG's bottom-up path reached, their summaries and relations."""
+    print(f"aggregation: from {', '.join(aggregated.anchors) or '-'} up to their lowest common clusters")
+    for cluster in aggregated.clusters:
+        print(f"  level {cluster.level} [{' / '.join(cluster.entities[:3])}]: {cluster.summary}")
+    for relation in aggregated.relations:
+        print(f"  {relation['source']} <-> {relation['target']}: {relation['strength']} relations "
+              f"(e.g. {relation['example']})")

@@ -16,7 +16,7 @@ from minirag_core.types import RetrievalResult
 
 SUFFIXES = (".png", ".html")
 LABEL_CHARS = 28
-COLOURS = {"seed": "#2ca02c", "answer": "#ff7f0e", "path": "#9e9e9e", "chunk": "#1f77b4"}
+COLOURS = {"seed": "#2ca02c", "answer": "#ff7f0e", "path": "#9e9e9e", "chunk": "#1f77b4", "cluster": "#9467bd"}
 
 
 def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int = 8) -> nx.Graph:
@@ -39,6 +39,13 @@ def reasoning_subgraph(result: RetrievalResult, graph: GraphView, max_paths: int
         for entity_id, chunks in links.items():
             if chunk.chunk_id in chunks:
                 sub.add_edge(entity_id, node, on_path=False, key_score=0.0)
+    aggregated = result.aggregated
+    for cluster in aggregated.clusters if aggregated is not None else []:  # LeanRAG's summary nodes
+        node = f"cluster:{cluster.id}"
+        sub.add_node(node, label=_short(f"L{cluster.level}: {' / '.join(cluster.entities[:2])}"), role="cluster",
+                     title=cluster.summary)
+        for entity_id in sorted(entities & set(cluster.entity_ids)):
+            sub.add_edge(entity_id, node, on_path=False, key_score=0.0)
     # an entity that reaches neither a path nor a chosen chunk explains nothing in the picture
     sub.remove_nodes_from([n for n in list(sub) if sub.degree(n) == 0 and not n.startswith("chunk:")])
     return sub
@@ -79,7 +86,8 @@ def _draw_png(sub: nx.Graph, title: str, out: Path) -> Path:
         nx.draw_networkx_nodes(sub, pos, nodelist=nodes, node_color=colour, ax=ax,
                                node_shape="s" if role == "chunk" else "o", node_size=500 if role != "path" else 300,
                                label={"seed": "seed entity", "answer": "answer candidate",
-                                      "path": "path entity", "chunk": "retrieved chunk"}[role])
+                                      "path": "path entity", "chunk": "retrieved chunk",
+                                      "cluster": "cluster (summary node)"}[role])
     on_path = [(u, v) for u, v, d in sub.edges(data=True) if d["on_path"]]
     keyed = [(u, v) for u, v, d in sub.edges(data=True) if d["on_path"] and d["key_score"] > 0]
     nx.draw_networkx_edges(sub, pos, edgelist=[e for e in sub.edges if e not in on_path], style="dotted",

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+import threading
 from typing import Mapping
 
 import numpy as np
 
 from minirag_core.embedding.base import Embedder
+from minirag_core.graph.aggregation import Aggregation, Cluster, aggregate
+from minirag_core.llm.base import LLMBackend
+from minirag_core.retrieval.extensions.aggregated import cluster_summary
 from minirag_core.search.lexical import LexicalChunkIndex, TokenStore
 from minirag_core.scores import ScoreTable
-from minirag_core.storage.base import GraphView
+from minirag_core.storage.base import GraphStore
 from minirag_core.search.vectors import ENTITIES, RELATIONS, VectorIndex
 
 
@@ -20,20 +24,39 @@ class CoreSources:
     #: the stores and the BM25 index may be read from two threads at once (a query's halves)
     parallel_reads = True
 
-    def __init__(self, graph: GraphView, vectors: VectorIndex, embedder: Embedder,
-                 token_store: TokenStore | None = None) -> None:
+    def __init__(self, graph: GraphStore, vectors: VectorIndex, embedder: Embedder,
+                 token_store: TokenStore | None = None, llm: LLMBackend | None = None) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.lexical = LexicalChunkIndex(token_store)
         self.filtered_views: OrderedDict = OrderedDict()  # retrieval/filtered_sources.py
-
+        self.llm = llm  # writes the clusters' summaries, when given
+        self._aggregation: Aggregation | None = None
+        self._summaries: dict[str, str] = {}
+        self._lock = threading.Lock()
 
     def invalidate(self) -> None:
         """The graph changed: the next lexical query brings BM25 up to date (new chunks only
-        are tokenised)."""
+        are tokenised) and the next aggregated one clusters the graph again."""
         self.lexical.mark_stale()
         self.filtered_views.clear()
+        with self._lock:
+            self._aggregation, self._summaries = None, {}
+
+    def aggregation(self) -> Aggregation:
+        """The entity graph's cluster hierarchy (``graph/aggregation.py``), computed on first use
+        after a write: a function of the graph, so equal to the rebuilt index's."""
+        with self._lock:
+            if self._aggregation is None:
+                self._aggregation = aggregate(self.graph.entity_ids(), self.graph.relation_keywords())
+            return self._aggregation
+
+    def cluster_summary(self, cluster: Cluster) -> str:
+        """A cluster's summary (extractive; the model's when the index has one), kept until a write."""
+        if cluster.id not in self._summaries:
+            self._summaries[cluster.id] = cluster_summary(self.graph, cluster, self.llm)
+        return self._summaries[cluster.id]
 
     def nearest_entities(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         return [(i, s) for i, s, _ in self.vectors.nearest(ENTITIES, vector, k)]

@@ -18,6 +18,7 @@ from minirag_core.retrieval.budget import is_budget_note, set_budget_note
 from minirag_core.retrieval.common import scores_follow_rank
 from minirag_core.retrieval.filtered_sources import restricted
 from minirag_core.retrieval.filters import Passing
+from minirag_core.retrieval.extensions.aggregated import with_aggregation
 from minirag_core.retrieval.modes.light import retrieve_light
 from minirag_core.retrieval.modes.mini import retrieve_mini
 from minirag_core.retrieval.modes.naive import retrieve_naive
@@ -65,6 +66,8 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
         run = retrieve_mini if mode == "mini" else retrieve_light
         result = run(sources, query, mapping, settings, doc_metadata)
         scores_follow_rank(result.chunks)
+        if settings.aggregate and mode == "mini":
+            with_aggregation(sources, result, settings)
     for note in filter(is_budget_note, result.notes):  # a retriever's caller may never read the notes
         logger.warning("%s query: %s", mode, note)
     return result

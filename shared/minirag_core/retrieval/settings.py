@@ -46,6 +46,12 @@ class RetrievalSettings:
     # each result names its document. Caps 1-3 tie on the tune halves of all four dev sets; 2 keeps a
     # long page from filling the top 5 and still lets its two best sections through
     max_chunks_per_document: int = 2
+    # LeanRAG's bottom-up evidence (retrieval/extensions/aggregated.py): clusters up to the lowest common
+    # ancestors of the query's entities, their summaries and the paths inside them replace the graph rows
+    aggregate: bool = False        # mini mode: show aggregated evidence (the chunks do not change)
+    aggregate_anchors: int = 4     # strongest seeds whose lowest common clusters are taken
+    aggregate_clusters: int = 4    # most clusters shown (lowest level first)
+    aggregate_paths: int = 5       # most reasoning paths and cluster relations shown
     fill: bool = True              # top up to top_k with next-best chunks when paths yield fewer
 
     def with_overrides(self, **overrides: Any) -> "RetrievalSettings":

@@ -89,6 +89,16 @@ def test_explain_writes_png_and_html(workdir, tmp_path, capsys):
     assert "<html" in (tmp_path / "graph.html").read_text().lower()
 
 
+def test_explain_aggregate_shows_the_clusters_reached(workdir, tmp_path, capsys):
+    out = tmp_path / "lean.html"
+    assert main(["explain", "Where is the lunch with Wolfgang Schulz?", "--workdir", str(workdir),
+                 "--out", str(out), "--aggregate"]) == 0
+    printed = capsys.readouterr().out
+    assert "aggregation: from " in printed and "WOLFGANG SCHULZ" in printed.split("aggregation: from ")[1]
+    assert "  level 1 [" in printed
+    assert "L1: " in out.read_text()  # the summary nodes drawn
+
+
 def test_errors_are_one_line_with_exit_code_2(tmp_path, workdir, capsys):
     assert main(["query", "anything", "--workdir", str(tmp_path / "missing")]) == 2
     assert "no index at" in capsys.readouterr().err

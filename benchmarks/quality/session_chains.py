@@ -1,0 +1,173 @@
+"""Conversations and aggregation measured without a model, on the development sets' test halves.
+
+    .venv/bin/python benchmarks/quality/session_chains.py                       # every set found
+    .venv/bin/python benchmarks/quality/session_chains.py --sets musique_50 --out benchmarks/out
+
+1. Sessions: the chains of related questions of ``questions/chains/<set>.json`` (made by
+   ``chains.py``; ``--write-chains`` writes them again) asked one after another, each turn's top-5
+   context rendered (``RetrievalResult.to_context``) and its tokens counted with the embedder's
+   tokenizer, as ``run_suite.py`` counts them. Independent queries against one ``index.session()``
+   per chain (new chunks in full, earlier ones by reference, graph rows sent once), and one with
+   ``new_chunks=2`` (a follow-up sends at most 2 new chunks in full, references fill its top 5):
+   context tokens per chain, and all-evidence recall over the chain (every evidence document of
+   the chain's questions in some turn's top 5).
+2. Aggregation: each test question in mini mode with and without ``aggregate=True``: recall@5 and
+   tokens of the top-5 context.
+
+Indexes are built once per set in ``--out`` (as ``run_suite.py`` builds them) and reused. Raw
+records and summaries go to ``benchmarks/results/sessions/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.common import DEFAULT_OUT, configure_threads, git_commit, machine_info, open_corpus_index  # noqa: E402
+from benchmarks.quality import devsets  # noqa: E402
+from benchmarks.quality.chains import chains_for  # noqa: E402
+from benchmarks.quality.metrics import mean  # noqa: E402
+from benchmarks.quality.run_suite import workdir_for  # noqa: E402
+
+CHAINS_DIR = Path(__file__).resolve().parent / "questions" / "chains"
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "results" / "sessions"
+K = 5
+UNBOUNDED = 10**9
+
+
+def load_chains(data: devsets.Dataset, rewrite: bool) -> tuple[str, list[dict]]:
+    path = CHAINS_DIR / f"{data.name}.json"
+    if rewrite or not path.exists():
+        how, chains = chains_for(data)
+        CHAINS_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"set": data.name, "split": devsets.TEST, "made_by": how, "chains": chains},
+                                   indent=1, ensure_ascii=False) + "\n")
+    saved = json.loads(path.read_text())
+    return saved["made_by"], saved["chains"]
+
+
+#: how a chain is asked: alone (each question on its own), or as one session with these options
+SYSTEMS: dict[str, dict | None] = {"independent": None, "session": {}, "session, new_chunks=2": {"new_chunks": 2}}
+
+
+def run_chain(index, chain: dict, options: dict | None) -> dict:
+    """Ask the chain's turns in order; tokens and documents of each turn's top-5 context."""
+    session = index.session(**options) if options is not None else None
+    tokens, docs, carried = [], [], []
+    for turn in chain["turns"]:
+        if session is None:
+            result = index.query(turn["question"], mode="mini", top_k=K, token_budget=UNBOUNDED)
+            context = result.to_context()
+        else:
+            shown = session.query(turn["question"], top_k=K, token_budget=UNBOUNDED)
+            result, context = shown.result, shown.to_context()
+            carried.append(shown.carried)
+        tokens.append(index.embedder.count_tokens(context))
+        docs.append([c.doc_id for c in result.chunks[:K]])
+    seen = {d for turn_docs in docs for d in turn_docs}
+    wanted = set(chain["evidence"])
+    return {"id": chain["id"], "turns": len(chain["turns"]), "tokens": sum(tokens), "tokens_per_turn": tokens,
+            "docs": docs, "all_evidence": float(wanted <= seen), "evidence_recall": len(wanted & seen) / len(wanted),
+            "carried": carried}
+
+
+def run_sessions(index, chains: list[dict]) -> dict:
+    records = {system: [run_chain(index, c, options) for c in chains] for system, options in SYSTEMS.items()}
+    summary = {system: {"chains": len(rs), "turns": sum(r["turns"] for r in rs),
+                        "tokens_per_chain": mean(r["tokens"] for r in rs),
+                        "all_evidence_recall": 100 * (mean(r["all_evidence"] for r in rs) or 0.0),
+                        "evidence_recall": 100 * (mean(r["evidence_recall"] for r in rs) or 0.0)}
+               for system, rs in records.items()}
+    base = summary["independent"]["tokens_per_chain"]
+    for system in SYSTEMS:
+        summary[system]["token_saving_percent"] = 100 * (1 - summary[system]["tokens_per_chain"] / base) if base else 0.0
+    return {"summary": summary, "records": records}
+
+
+def top5(index, question: str, aggregate: bool) -> tuple[list[str], int]:
+    result = index.query(question, mode="mini", top_k=2 * K, token_budget=UNBOUNDED, aggregate=aggregate)
+    context = dataclasses.replace(result, chunks=result.chunks[:K]).to_context()
+    return [c.doc_id for c in result.chunks[:K]], index.embedder.count_tokens(context)
+
+
+def run_aggregation(index, questions: list[devsets.Question]) -> dict:
+    started = time.perf_counter()
+    aggregation = index.sources.aggregation()
+    seconds = time.perf_counter() - started
+    records = []
+    for q in questions:
+        row: dict = {"id": q.id}
+        for system, aggregate in (("mini", False), ("mini+aggregate", True)):
+            docs, tokens = top5(index, q.question, aggregate)
+            row[system] = {"recall@5": len(set(q.evidence) & set(docs)) / len(q.evidence), "tokens": tokens,
+                           "docs": docs}
+        records.append(row)
+    summary = {system: {"recall@5": 100 * (mean(r[system]["recall@5"] for r in records) or 0.0),
+                        "context_tokens": mean(r[system]["tokens"] for r in records)}
+               for system in ("mini", "mini+aggregate")}
+    levels = sorted({c.level for c in aggregation.clusters.values()})
+    summary["clusters"] = {f"level {lv}": sum(c.level == lv for c in aggregation.clusters.values()) for lv in levels}
+    summary["cluster_relations"] = len(aggregation.relations)
+    summary["seconds_aggregate"] = seconds
+    return {"summary": summary, "records": records}
+
+
+def table(results: list[dict]) -> str:
+    lines = ["| set | chains (turns) | made by | system | tokens/chain | saving | all-evidence recall | evidence recall |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        s = r["sessions"]["summary"]
+        for system in SYSTEMS:
+            row = s[system]
+            lines.append(f"| {r['set']} | {row['chains']} ({row['turns']}) | {r['made_by']} | {system} | "
+                         f"{row['tokens_per_chain']:.0f} | {row['token_saving_percent']:.1f} % | "
+                         f"{row['all_evidence_recall']:.1f} | {row['evidence_recall']:.1f} |")
+    lines += ["", "| set | questions | recall@5 mini / +aggregate | context tokens mini / +aggregate | change | "
+                  "clusters | seconds to aggregate |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        a = r["aggregation"]["summary"]
+        plain, lean = a["mini"], a["mini+aggregate"]
+        change = 100 * (lean["context_tokens"] / plain["context_tokens"] - 1)
+        lines.append(f"| {r['set']} | {len(r['aggregation']['records'])} | {plain['recall@5']:.1f} / "
+                     f"{lean['recall@5']:.1f} | {plain['context_tokens']:.0f} / {lean['context_tokens']:.0f} | "
+                     f"{change:+.1f} % | {a['clusters']} | {a['seconds_aggregate']:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", default="lihuaworld,musique_50,pydantic_docs,uv_docs,scrapy_docs")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the indexes are built and reused")
+    p.add_argument("--write-chains", action="store_true", help="write questions/chains/<set>.json again")
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args(argv)
+    configure_threads(args.threads)
+    results = []
+    for name in [s for s in args.sets.split(",") if s]:
+        data = devsets.load(name)
+        how, chains = load_chains(data, args.write_chains)
+        index, build = open_corpus_index(workdir_for(args.out, name, None), data.documents)
+        questions = [q for q in data.half(devsets.TEST) if q.has_evidence]
+        started = time.perf_counter()
+        results.append({"set": name, "made_by": how, "build": build.to_dict(), "sessions": run_sessions(index, chains),
+                        "aggregation": run_aggregation(index, questions),
+                        "seconds_queries": time.perf_counter() - started})
+        index.close()
+        print(table(results[-1:]), flush=True)
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"session_chains_{git_commit() or 'unknown'}.json"
+    out.write_text(json.dumps({"commit": git_commit(), "machine": machine_info(), "k": K, "sets": results},
+                              indent=1, default=str))
+    print(table(results))
+    print(f"wrote {out}")
+    return results
+
+
+if __name__ == "__main__":
+    main()
