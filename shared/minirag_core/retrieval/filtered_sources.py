@@ -5,7 +5,8 @@ The view holds the passing chunks, the entities they mention and the relations t
 dense and BM25 scores cover passing chunks only (BM25 with the passing chunks' own statistics;
 past the in-memory limit the vector store's search gets a ``where`` on the passing documents),
 entity and relation search keep the nearest backed by a passing chunk, and the graph view
-drops every other entity, relation, link and chunk. A relation keeps its stored weight.
+drops every other entity, relation, link and chunk. A relation weighs what the passing chunks'
+records give it where the store can say (the networkx and SQLite stores), else its whole weight.
 """
 
 from __future__ import annotations
@@ -61,17 +62,28 @@ class FilteredGraphView:
             for entity_id in mentions.get(chunk_id, ()):
                 entity_chunks.setdefault(entity_id, []).append(chunk_id)
         self._entity_chunks = entity_chunks
+        #: the weight each passing relation has from the passing chunks' records (None: the store's)
+        self.weights: dict[tuple[str, str], float] | None = None
         self.relations = self._stated_relations(mentions)
         self._arrays: RelationArrays | None = None
 
     def _stated_relations(self, mentions: Mapping[str, list[str]]) -> frozenset[tuple[str, str]]:
-        """Relations (``(smaller, larger)``) the passing chunks state; a store that cannot list a
-        chunk's relations gives the pairs of entities a passing chunk mentions together."""
+        """Relations (``(smaller, larger)``) the passing chunks state, with the weight their records
+        give (``relation_weights``); a store that lists only a chunk's relations (``chunk_relations``)
+        keeps each relation's whole weight, and one that lists neither gives the pairs of entities a
+        passing chunk mentions together."""
+        weighed = getattr(self.base, "relation_weights", None)
+        if weighed is not None:
+            self.weights = weighed(self._chunk_ids)
+            return frozenset(self.weights)
         listed = getattr(self.base, "chunk_relations", None)
         if listed is not None:
             stated = listed(self._chunk_ids).values()
             return frozenset((min(u, v), max(u, v)) for pairs in stated for u, v in pairs)
         return frozenset(pair for entities in mentions.values() for pair in combinations(sorted(entities), 2))
+
+    def _weight(self, pair: tuple[str, str], attrs: Mapping[str, Any]) -> float:
+        return self.weights[pair] if self.weights is not None else float(attrs.get("weight", 1.0))
 
     def backs(self, entity_id: str) -> bool:
         """Whether a passing chunk mentions ``entity_id``."""
@@ -103,7 +115,7 @@ class FilteredGraphView:
                 edge_attrs = lambda wanted: {p: attrs.get(p, {}) for p in wanted}  # noqa: E731
             ids = sorted(types)
             position = {e: i for i, e in enumerate(ids)}
-            edges = _edge_columns([(position[u], position[v], float(attrs[(u, v)].get("weight", 1.0)))
+            edges = _edge_columns([(position[u], position[v], self._weight((u, v), attrs[(u, v)]))
                                    for u, v in pairs if attrs.get((u, v)) and u in position and v in position])
             self._arrays = RelationArrays(ids, [types[e] for e in ids], edges, edge_attrs, max_neighbors, position)
         return self._arrays

@@ -12,6 +12,7 @@ import pytest
 from conftest import lihuaworld_documents
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.retrieval import filtered_sources
+from minirag_core.retrieval.filtered_sources import FilteredGraphView
 from minirag_core.retrieval.filters import (AllOf, AnyOf, Condition, FilterError, Not, as_filter, from_dict,
                                             from_where_args)
 from minirag_core.types import Document
@@ -141,6 +142,23 @@ def test_sqlite_store_filters_as_the_in_memory_graph_does(indexes, mode):
     for question in QUESTIONS:
         assert ([c.chunk_id for c in sqlite.query(question, mode=mode, filter=spec).chunks]
                 == [c.chunk_id for c in full.query(question, mode=mode, filter=spec).chunks])
+
+
+def _weighted_edges(arrays) -> dict[tuple[str, str], float]:
+    sub = arrays.expand(arrays.ids, 0, len(arrays.ids))
+    return {(sub.nodes[a], sub.nodes[b]): round(w, 6) for a, b, w in zip(sub.left.tolist(), sub.right.tolist(),
+                                                                          sub.weight.tolist())}
+
+
+@pytest.mark.parametrize("store", ["networkx", "sqlite"])
+def test_passing_relations_weigh_what_the_passing_chunks_give_them(indexes, store):
+    full, sqlite, subsets = indexes
+    index = full if store == "networkx" else sqlite
+    view = FilteredGraphView(index.graph_store, index.registry.passing(from_dict(FILTERS["part"][0])).chunks)
+    filtered = _weighted_edges(view.relation_arrays())
+    assert filtered == _weighted_edges(subsets["part"].graph_store.relation_arrays())
+    whole = _weighted_edges(index.graph_store.relation_arrays())
+    assert any(whole[pair] != weight for pair, weight in filtered.items())  # some relation is stated elsewhere too
 
 
 def test_mini_walks_only_entities_of_passing_chunks(indexes):
