@@ -24,6 +24,7 @@ from minirag_core.retrieval.sources import RetrievalSources
 from minirag_core.scores import ScoreTable
 from minirag_core.search.vectors import CHUNKS
 from minirag_core.storage.base import GraphView
+from minirag_core.storage.networkx_store import NetworkXGraphStore
 
 Item = TypeVar("Item")
 #: filtered views a sources object keeps (one per recent filter)
@@ -33,7 +34,6 @@ KEPT_VIEWS = 4
 MAX_WHERE_DOCUMENTS = 5000
 #: how many times its usual number of nearest chunks that wider search asks for, at most
 MAX_WIDENING = 20
-_MAX_NEIGHBORS = 40
 
 
 def nearest_passing(search: Callable[[int], list[Item]], k: int, keep: Callable[[Item], bool]) -> list[Item]:
@@ -50,24 +50,38 @@ def nearest_passing(search: Callable[[int], list[Item]], k: int, keep: Callable[
 
 
 class FilteredGraphView:
-    """A ``GraphView`` holding only the passing chunks, their entities and their relations."""
+    """A ``GraphView`` holding only the passing chunks, their entities and their relations (the
+    entities and relations are read on first use: naive mode needs neither)."""
 
     def __init__(self, base: GraphView, passing_chunks: frozenset[str]) -> None:
         self.base = base
         self.allowed = passing_chunks
         self._chunk_ids = sorted(passing_chunks.intersection(base.chunk_ids()))
-        mentions = base.chunk_entities(self._chunk_ids)
-        entity_chunks: dict[str, list[str]] = {}
-        for chunk_id in self._chunk_ids:
-            for entity_id in mentions.get(chunk_id, ()):
-                entity_chunks.setdefault(entity_id, []).append(chunk_id)
-        self._entity_chunks = entity_chunks
+        self._entities: dict[str, list[str]] | None = None
         #: the weight each passing relation has from the passing chunks' records (None: the store's)
         self.weights: dict[tuple[str, str], float] | None = None
-        self.relations = self._stated_relations(mentions)
+        self._relations: frozenset[tuple[str, str]] | None = None
         self._arrays: RelationArrays | None = None
 
-    def _stated_relations(self, mentions: Mapping[str, list[str]]) -> frozenset[tuple[str, str]]:
+    @property
+    def _entity_chunks(self) -> dict[str, list[str]]:
+        """Each entity a passing chunk mentions, with those chunks (sorted)."""
+        if self._entities is None:
+            mentions = self.base.chunk_entities(self._chunk_ids)
+            entity_chunks: dict[str, list[str]] = {}
+            for chunk_id in self._chunk_ids:
+                for entity_id in mentions.get(chunk_id, ()):
+                    entity_chunks.setdefault(entity_id, []).append(chunk_id)
+            self._entities = entity_chunks
+        return self._entities
+
+    @property
+    def relations(self) -> frozenset[tuple[str, str]]:
+        if self._relations is None:
+            self._relations = self._stated_relations()
+        return self._relations
+
+    def _stated_relations(self) -> frozenset[tuple[str, str]]:
         """Relations (``(smaller, larger)``) the passing chunks state, with the weight their records
         give (``relation_weights``); a store that lists only a chunk's relations (``chunk_relations``)
         keeps each relation's whole weight, and one that lists neither gives the pairs of entities a
@@ -80,9 +94,11 @@ class FilteredGraphView:
         if listed is not None:
             stated = listed(self._chunk_ids).values()
             return frozenset((min(u, v), max(u, v)) for pairs in stated for u, v in pairs)
-        return frozenset(pair for entities in mentions.values() for pair in combinations(sorted(entities), 2))
+        mentions = self.base.chunk_entities(self._chunk_ids).values()
+        return frozenset(pair for entities in mentions for pair in combinations(sorted(entities), 2))
 
     def _weight(self, pair: tuple[str, str], attrs: Mapping[str, Any]) -> float:
+        """``pair``'s weight from the passing chunks (the store's ``attrs`` where it cannot say)."""
         return self.weights[pair] if self.weights is not None else float(attrs.get("weight", 1.0))
 
     def backs(self, entity_id: str) -> bool:
@@ -111,7 +127,7 @@ class FilteredGraphView:
                 sub = self.base.entity_subgraph(sorted(self._entity_chunks), 0, len(self._entity_chunks))
                 attrs = {(u, v): sub.edges[u, v] for u, v in pairs if sub.has_edge(u, v)}
                 types = {e: str(sub.nodes[e].get("type", "")) for e in sub.nodes}
-                max_neighbors = _MAX_NEIGHBORS
+                max_neighbors = getattr(self.base, "max_neighbors", NetworkXGraphStore.MAX_NEIGHBORS)
                 edge_attrs = lambda wanted: {p: attrs.get(p, {}) for p in wanted}  # noqa: E731
             ids = sorted(types)
             position = {e: i for i, e in enumerate(ids)}
