@@ -5,7 +5,8 @@ The view holds the passing chunks, the entities they mention and the relations t
 dense and BM25 scores cover passing chunks only (BM25 with the passing chunks' own statistics;
 past the in-memory limit the vector store's search gets a ``where`` on the passing documents),
 entity and relation search keep the nearest backed by a passing chunk, and the graph view
-drops every other entity, relation, link and chunk. A relation keeps its stored weight.
+drops every other entity, relation, link and chunk. A relation weighs what the passing chunks'
+records give it where the store can say (the networkx and SQLite stores), else its whole weight.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from minirag_core.retrieval.sources import RetrievalSources
 from minirag_core.scores import ScoreTable
 from minirag_core.search.vectors import CHUNKS
 from minirag_core.storage.base import GraphView
+from minirag_core.storage.networkx_store import NetworkXGraphStore
 
 Item = TypeVar("Item")
 #: filtered views a sources object keeps (one per recent filter)
@@ -32,7 +34,6 @@ KEPT_VIEWS = 4
 MAX_WHERE_DOCUMENTS = 5000
 #: how many times its usual number of nearest chunks that wider search asks for, at most
 MAX_WIDENING = 20
-_MAX_NEIGHBORS = 40
 
 
 def nearest_passing(search: Callable[[int], list[Item]], k: int, keep: Callable[[Item], bool]) -> list[Item]:
@@ -49,29 +50,56 @@ def nearest_passing(search: Callable[[int], list[Item]], k: int, keep: Callable[
 
 
 class FilteredGraphView:
-    """A ``GraphView`` holding only the passing chunks, their entities and their relations."""
+    """A ``GraphView`` holding only the passing chunks, their entities and their relations (the
+    entities and relations are read on first use: naive mode needs neither)."""
 
     def __init__(self, base: GraphView, passing_chunks: frozenset[str]) -> None:
         self.base = base
         self.allowed = passing_chunks
         self._chunk_ids = sorted(passing_chunks.intersection(base.chunk_ids()))
-        mentions = base.chunk_entities(self._chunk_ids)
-        entity_chunks: dict[str, list[str]] = {}
-        for chunk_id in self._chunk_ids:
-            for entity_id in mentions.get(chunk_id, ()):
-                entity_chunks.setdefault(entity_id, []).append(chunk_id)
-        self._entity_chunks = entity_chunks
-        self.relations = self._stated_relations(mentions)
+        self._entities: dict[str, list[str]] | None = None
+        #: the weight each passing relation has from the passing chunks' records (None: the store's)
+        self.weights: dict[tuple[str, str], float] | None = None
+        self._relations: frozenset[tuple[str, str]] | None = None
         self._arrays: RelationArrays | None = None
 
-    def _stated_relations(self, mentions: Mapping[str, list[str]]) -> frozenset[tuple[str, str]]:
-        """Relations (``(smaller, larger)``) the passing chunks state; a store that cannot list a
-        chunk's relations gives the pairs of entities a passing chunk mentions together."""
+    @property
+    def _entity_chunks(self) -> dict[str, list[str]]:
+        """Each entity a passing chunk mentions, with those chunks (sorted)."""
+        if self._entities is None:
+            mentions = self.base.chunk_entities(self._chunk_ids)
+            entity_chunks: dict[str, list[str]] = {}
+            for chunk_id in self._chunk_ids:
+                for entity_id in mentions.get(chunk_id, ()):
+                    entity_chunks.setdefault(entity_id, []).append(chunk_id)
+            self._entities = entity_chunks
+        return self._entities
+
+    @property
+    def relations(self) -> frozenset[tuple[str, str]]:
+        if self._relations is None:
+            self._relations = self._stated_relations()
+        return self._relations
+
+    def _stated_relations(self) -> frozenset[tuple[str, str]]:
+        """Relations (``(smaller, larger)``) the passing chunks state, with the weight their records
+        give (``relation_weights``); a store that lists only a chunk's relations (``chunk_relations``)
+        keeps each relation's whole weight, and one that lists neither gives the pairs of entities a
+        passing chunk mentions together."""
+        weighed = getattr(self.base, "relation_weights", None)
+        if weighed is not None:
+            self.weights = weighed(self._chunk_ids)
+            return frozenset(self.weights)
         listed = getattr(self.base, "chunk_relations", None)
         if listed is not None:
             stated = listed(self._chunk_ids).values()
             return frozenset((min(u, v), max(u, v)) for pairs in stated for u, v in pairs)
-        return frozenset(pair for entities in mentions.values() for pair in combinations(sorted(entities), 2))
+        mentions = self.base.chunk_entities(self._chunk_ids).values()
+        return frozenset(pair for entities in mentions for pair in combinations(sorted(entities), 2))
+
+    def _weight(self, pair: tuple[str, str], attrs: Mapping[str, Any]) -> float:
+        """``pair``'s weight from the passing chunks (the store's ``attrs`` where it cannot say)."""
+        return self.weights[pair] if self.weights is not None else float(attrs.get("weight", 1.0))
 
     def backs(self, entity_id: str) -> bool:
         """Whether a passing chunk mentions ``entity_id``."""
@@ -99,11 +127,11 @@ class FilteredGraphView:
                 sub = self.base.entity_subgraph(sorted(self._entity_chunks), 0, len(self._entity_chunks))
                 attrs = {(u, v): sub.edges[u, v] for u, v in pairs if sub.has_edge(u, v)}
                 types = {e: str(sub.nodes[e].get("type", "")) for e in sub.nodes}
-                max_neighbors = _MAX_NEIGHBORS
+                max_neighbors = getattr(self.base, "max_neighbors", NetworkXGraphStore.MAX_NEIGHBORS)
                 edge_attrs = lambda wanted: {p: attrs.get(p, {}) for p in wanted}  # noqa: E731
             ids = sorted(types)
             position = {e: i for i, e in enumerate(ids)}
-            edges = _edge_columns([(position[u], position[v], float(attrs[(u, v)].get("weight", 1.0)))
+            edges = _edge_columns([(position[u], position[v], self._weight((u, v), attrs[(u, v)]))
                                    for u, v in pairs if attrs.get((u, v)) and u in position and v in position])
             self._arrays = RelationArrays(ids, [types[e] for e in ids], edges, edge_attrs, max_neighbors, position)
         return self._arrays

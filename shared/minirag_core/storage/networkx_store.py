@@ -11,6 +11,7 @@ import networkx as nx
 
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION, citation_fields
 from minirag_core.graph.arrays import RelationArrays, bounded_expansion
+from minirag_core.graph.records import WEIGHT_SCALE
 from minirag_core.storage.base import rank_type_pool
 from minirag_core.storage.graph_log import Change, GraphFiles
 
@@ -220,11 +221,19 @@ class NetworkXGraphStore:
                     known[c] = sorted(n for n in adj[c] if nodes[n].get("kind") == ENTITY)
             return {c: list(known[c]) for c in chunk_ids if c in known}
 
-    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
-        """The relation edges each chunk states."""
+    def relation_weights(self, chunk_ids: Iterable[str]) -> dict[tuple[str, str], float]:
+        """The relation edges the chunks state (``(smaller, larger)``), each with the weight their
+        records sum to: the weight an index of those chunks alone gives it."""
+        totals: dict[tuple[str, str], int] = {}
         with self.lock:
-            nodes = self.graph._node
-            return {c: [(u, v) for u, v in nodes[c].get("relations", ())] for c in chunk_ids if c in nodes}
+            nodes, adj = self.graph._node, self.graph._adj
+            for chunk_id in chunk_ids:
+                for u, v in nodes[chunk_id].get("relations", ()) if chunk_id in nodes else ():
+                    record = adj[u][v]["sources"].get(chunk_id) if v in adj.get(u, {}) else None
+                    if record is not None:
+                        key = (min(u, v), max(u, v))
+                        totals[key] = totals.get(key, 0) + round(float(record["weight"]) * WEIGHT_SCALE)
+        return {key: total / WEIGHT_SCALE for key, total in totals.items()}
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""

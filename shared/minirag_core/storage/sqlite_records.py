@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import networkx as nx
 
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
-from minirag_core.graph.records import CHUNK_LOADER, ITEM_LOADER, PARTIAL, SOURCE_LOADER, record_count
+from minirag_core.graph.records import CHUNK_LOADER, ITEM_LOADER, PARTIAL, SOURCE_LOADER, WEIGHT_SCALE, record_count
 
 #: ``x IN (SELECT value FROM json_each(?))``: one bound variable for any number of ids
 IDS = "(SELECT value FROM json_each(?))"
@@ -206,3 +206,11 @@ class RelationKeywords(Mapping):
             yield from (((u, v), k) for u, v, k in reader.execute(query))
         finally:
             reader.close()
+
+
+def stated_weights(rows: Rows, chunk_ids: Iterable[str]) -> dict[tuple[str, str], float]:
+    """The relation edges the chunks state (``(smaller, larger)``), each with the weight their
+    records sum to (in millionths, as a relation's tally sums them): what an index of them holds."""
+    found = rows(f"SELECT u, v, SUM(CAST(ROUND(weight * {WEIGHT_SCALE}) AS INTEGER)) FROM relation_sources "
+                 f"WHERE chunk IN {IDS} GROUP BY u, v", ids_param(dict.fromkeys(chunk_ids)))
+    return {(min(u, v), max(u, v)): total / WEIGHT_SCALE for u, v, total in found}

@@ -35,7 +35,7 @@ from minirag_core.graph.arrays import ChunkLinks, RelationArrays, _edge_columns,
 from minirag_core.storage.base import Change, change_items, rank_type_pool
 from minirag_core.storage.sqlite_schema import check_format, create_tables
 from minirag_core.storage.sqlite_records import (IDS, PAIRS, RELATION_COLUMNS, RelationKeywords, WorkingGraphReader, ids_param,
-                             mention_row, stored_json, write_records)
+                             mention_row, stated_weights, stored_json, write_records)
 
 _IDS, _PAIRS, _RELATION_COLUMNS = IDS, PAIRS, RELATION_COLUMNS
 _ids = ids_param
@@ -323,11 +323,9 @@ class SQLiteGraphStore:
         """The entities each chunk mentions (its entity-chunk edges)."""
         return self._mention_lists(chunk_ids, "chunk", "entity")
 
-    def chunk_relations(self, chunk_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
-        """The relation edges each chunk states."""
-        return {c: [(u, v) for u, v in json.loads(pairs or "[]")] for c, pairs in self._rows(
-            f"SELECT id, json_extract(attrs, '$.relations') FROM nodes WHERE kind = 'chunk' AND id IN {_IDS}",
-            _ids(list(dict.fromkeys(chunk_ids))))}
+    def relation_weights(self, chunk_ids: Iterable[str]) -> dict[tuple[str, str], float]:
+        """The relation edges the chunks state, each with the weight their records sum to."""
+        return stated_weights(self._rows, chunk_ids)
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it, if any (from in-memory links)."""

@@ -4,11 +4,15 @@ index holding only the passing documents."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from conftest import lihuaworld_documents
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.retrieval import filtered_sources
+from minirag_core.retrieval.filtered_sources import FilteredGraphView
 from minirag_core.retrieval.filters import (AllOf, AnyOf, Condition, FilterError, Not, as_filter, from_dict,
                                             from_where_args)
 from minirag_core.types import Document
@@ -140,6 +144,23 @@ def test_sqlite_store_filters_as_the_in_memory_graph_does(indexes, mode):
                 == [c.chunk_id for c in full.query(question, mode=mode, filter=spec).chunks])
 
 
+def _weighted_edges(arrays) -> dict[tuple[str, str], float]:
+    sub = arrays.expand(arrays.ids, 0, len(arrays.ids))
+    return {(sub.nodes[a], sub.nodes[b]): round(w, 6) for a, b, w in zip(sub.left.tolist(), sub.right.tolist(),
+                                                                          sub.weight.tolist())}
+
+
+@pytest.mark.parametrize("store", ["networkx", "sqlite"])
+def test_passing_relations_weigh_what_the_passing_chunks_give_them(indexes, store):
+    full, sqlite, subsets = indexes
+    index = full if store == "networkx" else sqlite
+    view = FilteredGraphView(index.graph_store, index.registry.passing(from_dict(FILTERS["part"][0])).chunks)
+    filtered = _weighted_edges(view.relation_arrays())
+    assert filtered == _weighted_edges(subsets["part"].graph_store.relation_arrays())
+    whole = _weighted_edges(index.graph_store.relation_arrays())
+    assert any(whole[pair] != weight for pair, weight in filtered.items())  # some relation is stated elsewhere too
+
+
 def test_mini_walks_only_entities_of_passing_chunks(indexes):
     full, _, _ = indexes
     result = full.query(QUESTIONS[1], mode="mini", filter={"part": 0})
@@ -182,3 +203,41 @@ def test_no_passing_document_returns_no_chunks_and_says_why(indexes):
     assert result.chunks == [] and any("no document passes" in n for n in result.notes)
     with pytest.raises(FilterError, match="unknown filter operator"):
         full.query(QUESTIONS[0], filter={"part": {"$like": 1}})
+
+
+DOCS_SITE = Path(os.environ.get("MINIRAG_DATA_ROOT") or Path(__file__).resolve().parents[4] / "shared" / "data") \
+    / "pydantic_docs" / "corpus"
+
+
+SITE_FILTER = {"$or": [{"section": "examples"}, {"order": {"$in": [0, 2, 4, 9, 11]}}]}
+
+
+@pytest.fixture(scope="module")
+def site_indexes(embedder):
+    """Pages of a documentation site indexed whole, and the pages ``SITE_FILTER`` passes alone."""
+    if not DOCS_SITE.is_dir():
+        pytest.skip("development set pydantic_docs not available")
+    pages = sorted(sorted(DOCS_SITE.rglob("*.md"), key=lambda p: p.stat().st_size)[10:26])  # 16 short pages
+    docs = [Document(id=p.relative_to(DOCS_SITE).as_posix(), text=p.read_text(encoding="utf-8"),
+                     metadata={"section": p.relative_to(DOCS_SITE).parts[0], "order": i}) for i, p in enumerate(pages)]
+    passes = from_dict(SITE_FILTER).matches
+    full, alone = MiniRAGIndex(None, embedder=embedder, workers=1), MiniRAGIndex(None, embedder=embedder, workers=1)
+    full.insert(docs)
+    alone.insert([d for d in docs if passes(d.metadata)])
+    return full, alone
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_filtered_pages_of_a_documentation_site_equal_an_index_of_them(site_indexes, mode):
+    """Markdown pages of several chunks each, with headings and links between pages: the filtered
+    view holds their subjects and the relations they state as an index of the passing pages does."""
+    full, alone = site_indexes
+    passes = from_dict(SITE_FILTER).matches
+    assert alone.stats()["chunks"] > len(alone.document_ids())  # pages of several chunks
+    for question in ["How do I use Pydantic models with an ORM?", "How do I install pydantic with email support?",
+                     "What does strict mode change when validating?"]:
+        filtered = full.query(question, mode=mode, filter=SITE_FILTER)
+        expected = alone.query(question, mode=mode)
+        assert all(passes(c.metadata) for c in filtered.chunks) and len(filtered.chunks) == 5
+        assert [c.chunk_id for c in filtered.chunks] == [c.chunk_id for c in expected.chunks], question
