@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from minirag_core.embedding.tokens import OffsetTokens, offsets_for
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.usage import record_usage
 
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
@@ -88,8 +89,11 @@ class ChatModelBackend:
         config = {"callbacks": callbacks, "tags": ["minirag"]} if callbacks is not None else {"tags": ["minirag"]}
         return [HumanMessage(content=prompt)], {"config": config, **kwargs}
 
-    @staticmethod
-    def _reply_text(reply: Any) -> str:
+    def _reply_text(self, reply: Any) -> str:
+        """The reply's text; its ``usage_metadata`` (the chat model's own counts, which it also
+        reports to the run's callbacks) goes to the core's token meters."""
+        usage = getattr(reply, "usage_metadata", None) or {}
+        record_usage(self.name, usage.get("input_tokens"), usage.get("output_tokens"))
         return _THINK.sub("", _message_text(reply), count=1)
 
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:

@@ -219,6 +219,9 @@ class RetrievalResult:
     key_edges: list[KeyEdge] = field(default_factory=list)
     paths: list[ReasoningPath] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: model tokens this query spent (query mapping, and the answer's call for an answer), as the
+    #: model counted them: prompt_tokens, completion_tokens, total_tokens, calls, uncounted_calls
+    token_usage: dict[str, int] = field(default_factory=dict)
 
     def ranked_paths(self) -> list[ReasoningPath]:
         """The reasoning paths as :func:`rank_paths` lists them: each once, strongest first."""

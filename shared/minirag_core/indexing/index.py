@@ -32,6 +32,8 @@ from minirag_core.search.graph_vectors import expected_vector_ids, reembed_chang
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
+from minirag_core.llm.usage import counts_tokens, metered
+from minirag_core.indexing.build_usage import record_build_usage
 from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
 from minirag_core.retrieval.core_sources import CoreSources
 from minirag_core.retrieval.pipeline import check_mode, retrieve
@@ -62,10 +64,9 @@ class MiniRAGIndex:
     memory), ``falkordb_url`` (``falkordb://HOST:PORT[/GRAPH]``) or a ``graph_store`` is given; a
     workdir reopens with the store it was built with. ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
-    this process writes, with the same result (``indexing/workers.py``); by default one per core,
-    but not for an insert too small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors,
-    which only light mode searches, are embedded while indexing (``index_relations=True``) or
-    never (``False``); a query takes no lock and writes nothing (``indexing/relation_vectors.py``)."""
+    this process writes, with the same result (``indexing/workers.py``); by default one per core, but not for an insert too
+    small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors, which only light mode searches, are embedded
+    while indexing (``index_relations=True``) or never (``False``); a query takes no lock and writes nothing."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -200,11 +201,9 @@ class MiniRAGIndex:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
         return self.workdir / name if self.workdir is not None else None
 
-    # -- registry ---------------------------------------------------------------------------
     @property
     def _documents(self) -> dict[str, dict[str, Any]]:
         """The registry in its stored form (a dict in the graph's attributes)."""
@@ -233,13 +232,13 @@ class MiniRAGIndex:
                 count = self._chunk_count = self.graph_store.count_chunks()
         return count
 
-    # -- writes -------------------------------------------------------------------------------
     def insert(self, documents: Iterable[DocumentInput], *, show_progress: bool | None = None) -> InsertReport:
-        """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks
-        are extracted, in batches that are saved as they complete (a crash loses at most
-        the batch under way, and re-running resumes)."""
-        with self._writing():
-            return self._insert(documents, show_progress)
+        """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks are extracted, in batches saved
+        as they complete (a crash loses at most the batch under way, and re-running resumes); the report has the model tokens."""
+        with self._writing(), metered() as usage:
+            report = self._insert(documents, show_progress)
+            report.token_usage = record_build_usage(self.workdir, usage)
+            return report
 
     def _insert(self, documents: Iterable[DocumentInput], show_progress: bool | None) -> InsertReport:
         accepted, rejected = validate_documents(documents, max_bytes=self.max_document_bytes)
@@ -345,7 +344,6 @@ class MiniRAGIndex:
             mark_clean(self._path(STATE_FILE), self.vectors.store)
         return fixed
 
-    # -- reads ---------------------------------------------------------------------------------
     def type_pool(self) -> dict[str, list[str]]:
         pool = self._type_pool
         if pool is None:
@@ -370,12 +368,14 @@ class MiniRAGIndex:
             return retrieve(self.sources, query, mode, settings, mapping=mapping,
                             doc_metadata=self.registry.metadata_view())
 
+    @counts_tokens
     def query(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query``; keyword overrides change ``RetrievalSettings`` for this call."""
         settings = self._plan(query, mode, overrides)
         mapping = None if mode == "naive" else self.map_query(query)
         return noted_if_incomplete(self._relations, self._retrieve(query, mode, mapping, settings))
 
+    @counts_tokens
     async def aquery(self, query: str, *, mode: str = "mini", **overrides: Any) -> RetrievalResult:
         settings = self._plan(query, mode, overrides)
         mapping = None if mode == "naive" else await self.amap_query(query)
@@ -387,11 +387,13 @@ class MiniRAGIndex:
         check_mode(mode)
         return self.settings.with_overrides(**overrides)
 
+    @counts_tokens
     def answer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                **overrides: Any) -> Answer:
         """Answer with the ``minirag_response`` prompt; without a model, return the context."""
         return answer_from(self.llm, query, self.query(query, mode=mode, **overrides), response_type)
 
+    @counts_tokens
     async def aanswer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                       **overrides: Any) -> Answer:
         result = await self.aquery(query, mode=mode, **overrides)

@@ -3,11 +3,13 @@ and every meter open around the call adds them up (per query, per index build)."
 
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 _LOCK = threading.Lock()
 
@@ -81,3 +83,31 @@ def record_usage(model: str, prompt_tokens: int | None, completion_tokens: int |
     """Called by a backend after each call with the counts the model reported (None if none)."""
     for meter in _METERS.get():
         meter.add(model, prompt_tokens, completion_tokens)
+
+
+def counts_tokens(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a sync or async query method: the tokens of the model calls it makes are set on what
+    it returns as ``token_usage`` (and on an answer's ``result`` too)."""
+
+    def attach(out: Any, usage: TokenUsage) -> Any:
+        for target in (out, getattr(out, "result", None)):
+            if target is not None and hasattr(target, "token_usage"):
+                target.token_usage = usage.to_dict()
+        return out
+
+    if inspect.iscoroutinefunction(method):
+        @functools.wraps(method)
+        async def ameasured(*args: Any, **kwargs: Any) -> Any:
+            with metered() as usage:
+                out = await method(*args, **kwargs)
+            return attach(out, usage)
+
+        return ameasured
+
+    @functools.wraps(method)
+    def measured(*args: Any, **kwargs: Any) -> Any:
+        with metered() as usage:
+            out = method(*args, **kwargs)
+        return attach(out, usage)
+
+    return measured
