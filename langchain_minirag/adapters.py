@@ -7,8 +7,9 @@ query mapping, answers); ``LangChainEmbedder`` wraps any ``Embeddings`` as the c
 
 from __future__ import annotations
 
+import asyncio
 import re
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any, Iterator, Sequence
 
@@ -19,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from minirag_core.embedding.tokens import OffsetTokens, offsets_for
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.llamacpp_backend import call_lock
 from minirag_core.llm.usage import record_usage
 
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
@@ -117,6 +119,7 @@ class ChatModelBackend:
         if json_mode_kwargs is None:
             json_mode_kwargs = {"format": "json"} if type(chat_model).__name__ == "ChatOllama" else {}
         self.json_mode_kwargs = dict(json_mode_kwargs)
+        self._lock = call_lock(chat_model)  # an in-process llama.cpp model takes one call at a time
 
     def __repr__(self) -> str:
         return f"ChatModelBackend(name={self.name!r})"
@@ -136,7 +139,8 @@ class ChatModelBackend:
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:
         messages, kwargs, catcher = self._call_args(prompt, json_mode)
         try:
-            reply = self.chat_model.invoke(messages, **kwargs)
+            with self._lock or nullcontext():
+                reply = self.chat_model.invoke(messages, **kwargs)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - surfaced as the backend's failure
@@ -144,6 +148,8 @@ class ChatModelBackend:
         return self._reply_text(reply, catcher)
 
     async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
+        if self._lock is not None:  # one call at a time, in a worker thread
+            return await asyncio.to_thread(self.complete, prompt, json_mode=json_mode)
         messages, kwargs, catcher = self._call_args(prompt, json_mode)
         try:
             reply = await self.chat_model.ainvoke(messages, **kwargs)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -24,6 +25,7 @@ from llama_index.core.llms import LLM
 from minirag_core.embedding.base import Embedder
 from minirag_core.embedding.tokens import OffsetTokens, bundled_offsets, whitespace_offsets
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.llamacpp_backend import call_lock
 from minirag_core.llm.usage import record_usage
 
 __all__ = ["LlamaIndexLLMBackend", "LlamaIndexEmbedder", "MiniLMEmbedding", "as_core_embedder",
@@ -74,13 +76,15 @@ class LlamaIndexLLMBackend:
     def __init__(self, llm: LLM, *, name: str | None = None) -> None:
         self.llm = llm
         self.name = name or f"llama_index:{type(llm).__name__}:{_model_name(llm)}"
+        self._lock = call_lock(llm)  # an in-process llama.cpp model takes one call at a time
 
     def __repr__(self) -> str:
         return f"LlamaIndexLLMBackend(name={self.name!r})"
 
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:
         try:
-            response = self.llm.complete(prompt)
+            with self._lock or nullcontext():
+                response = self.llm.complete(prompt)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - surfaced as the backend's failure
@@ -92,6 +96,8 @@ class LlamaIndexLLMBackend:
         return response.text or ""
 
     async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
+        if self._lock is not None:  # one call at a time, in a worker thread
+            return await asyncio.to_thread(self.complete, prompt, json_mode=json_mode)
         try:
             response = await self.llm.acomplete(prompt)
         except LLMError:

@@ -22,6 +22,29 @@ RETOKENIZE_SLACK = 8
 INSTALL_HINT = "pip install 'minirag[llamacpp]' (builds llama-cpp-python)"
 
 
+_CALL_LOCKS: dict[int, threading.Lock] = {}
+_CALL_LOCKS_GUARD = threading.Lock()
+
+
+def in_process_llama(model: Any, attributes: Sequence[str] = ("client", "_model", "model")) -> Any:
+    """The ``llama_cpp.Llama`` that ``model`` is or holds (a framework's llama.cpp model keeps it in
+    an attribute), else None."""
+    for candidate in (model, *(getattr(model, a, None) for a in attributes)):
+        if type(candidate).__module__.split(".")[0] == "llama_cpp" and hasattr(candidate, "create_completion"):
+            return candidate
+    return None
+
+
+def call_lock(model: Any) -> threading.Lock | None:
+    """One lock per in-process llama.cpp model (None for anything else): a ``Llama`` decodes one
+    call at a time, and two threads decoding at once abort the process."""
+    llama = in_process_llama(model)
+    if llama is None:
+        return None
+    with _CALL_LOCKS_GUARD:
+        return _CALL_LOCKS.setdefault(id(llama), threading.Lock())
+
+
 def load_llama(model_path: str, **kwargs: Any) -> Any:
     """A ``llama_cpp.Llama`` for ``model_path``, with a clear error if the library or file is missing."""
     try:
@@ -43,8 +66,8 @@ class LlamaCppBackend:
     ``"chat"`` sends it as one user message through the model's chat template
     (instruction-tuned models; ``json_mode`` then asks llama.cpp for a JSON object).
     A prompt longer than the context window less ``max_tokens`` loses its middle
-    (:mod:`minirag_core.llm.prompt_fit`) with a warning instead of failing. Calls are
-    serialised (one llama.cpp context). Each call's token counts are llama.cpp's own
+    (:mod:`minirag_core.llm.prompt_fit`) with a warning instead of failing. Calls to one
+    ``Llama`` are serialised (:func:`call_lock`). Each call's token counts are llama.cpp's own
     ``usage``, added to ``usage`` and to any open meter.
     """
 
@@ -77,7 +100,7 @@ class LlamaCppBackend:
         if n_threads is not None:
             self._llama_kwargs["n_threads"] = n_threads
         self._llama = llama
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # for a stand-in model; a real Llama's lock is shared (call_lock)
         self.usage = TokenUsage()
         self.trimmed_calls = 0
 
@@ -122,7 +145,7 @@ class LlamaCppBackend:
 
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:
         """The model's reply to ``prompt`` (raw text, or one chat message)."""
-        with self._lock:
+        with call_lock(self.llama) or self._lock:
             try:
                 response = self._call(self.fit_prompt(prompt), json_mode)
             except LLMError:

@@ -122,3 +122,14 @@ def test_cli_spec_builds_the_backend(tmp_path):
         llm_from_spec(f"llamacpp:{tmp_path / 'none.gguf'}", None)
     with pytest.raises(CLIError, match="llamacpp:PATH"):
         llm_from_spec("vllm:x", None)
+
+
+def test_calls_to_one_in_process_llama_cpp_model_share_a_lock():
+    from minirag_core.llm.llamacpp_backend import call_lock, in_process_llama
+
+    Llama = type("Llama", (), {"__module__": "llama_cpp.llama", "create_completion": lambda self: None})
+    model = Llama()
+    wrapper = type("ChatLlamaCpp", (), {})()
+    wrapper.client = model
+    assert in_process_llama(wrapper) is model and call_lock(wrapper) is call_lock(model)
+    assert call_lock(ScriptedLlama(10, [])) is None and call_lock(object()) is None
