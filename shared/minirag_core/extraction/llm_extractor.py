@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 from typing import Sequence
 
@@ -179,8 +180,9 @@ class LLMExtractor:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.aextract(chunks, show_progress=show_progress))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.aextract(chunks, show_progress=show_progress)).result()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the caller's context: its token meters
+            run = contextvars.copy_context().run
+            return pool.submit(run, asyncio.run, self.aextract(chunks, show_progress=show_progress)).result()
 
     def _log_totals(self, results: Sequence[ExtractionResult]) -> None:
         n_ent = sum(len(r.entities) for r in results)
