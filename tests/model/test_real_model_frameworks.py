@@ -23,7 +23,9 @@ def test_lcel_chain_with_langchains_llamacpp_chat_model(tmp_path, gguf_path, emb
     from langchain_core.runnables import RunnablePassthrough
 
     from langchain_minirag import MiniRAGRetriever
-    from langchain_minirag.adapters import llm_result_usage
+    from langchain_minirag.adapters import ChatModelBackend, llm_result_usage
+    from minirag_core.extraction.llm_extractor import LLMExtractor
+    from minirag_core.extraction.offline_extractor import OfflineExtractor
 
     class UsageSeen(BaseCallbackHandler):
         def __init__(self) -> None:
@@ -35,8 +37,11 @@ def test_lcel_chain_with_langchains_llamacpp_chat_model(tmp_path, gguf_path, emb
     chat = ChatLlamaCpp(model_path=gguf_path, n_ctx=4096, max_tokens=96, temperature=0.0, seed=0, n_threads=2,
                         verbose=False)
     docs = [Document(page_content=d.text, metadata={"session": d.id}) for d in DOCUMENTS]
+    # extraction through the chat model too, one prompt per chunk (no gleaning: CPU time)
+    extractor = LLMExtractor(ChatModelBackend(chat), max_gleaning=0, fallback=OfflineExtractor(embedder))
     retriever = MiniRAGRetriever.from_documents(docs, llm=chat, embeddings=embedder, persist_directory=tmp_path,
-                                                ids=[d.id for d in DOCUMENTS], k=2, workers=1)
+                                                ids=[d.id for d in DOCUMENTS], k=2, workers=1,
+                                                index_kwargs={"extractor": extractor})
     usage = UsageSeen()
     prompt = ChatPromptTemplate.from_template("Context:\n{context}\n\nQuestion: {question}\nAnswer briefly.")
     chain = ({"context": retriever | (lambda found: "\n\n".join(d.page_content for d in found)),
