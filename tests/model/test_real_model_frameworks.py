@@ -34,8 +34,9 @@ def test_lcel_chain_with_langchains_llamacpp_chat_model(tmp_path, gguf_path, emb
         def on_llm_end(self, response: Any, **kwargs: Any) -> None:
             self.calls.append(llm_result_usage(response))
 
+    # not streamed: a streamed ChatLlamaCpp reply carries no token counts
     chat = ChatLlamaCpp(model_path=gguf_path, n_ctx=4096, max_tokens=96, temperature=0.0, seed=0, n_threads=2,
-                        verbose=False)
+                        streaming=False, verbose=False)
     docs = [Document(page_content=d.text, metadata={"session": d.id}) for d in DOCUMENTS]
     # extraction through the chat model too, one prompt per chunk (no gleaning: CPU time)
     extractor = LLMExtractor(ChatModelBackend(chat), max_gleaning=0, fallback=OfflineExtractor(embedder))
