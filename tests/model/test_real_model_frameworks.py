@@ -58,30 +58,36 @@ def test_lcel_chain_with_langchains_llamacpp_chat_model(tmp_path, gguf_path, emb
 
 
 def test_llama_index_query_engine_with_llamacpp(gguf_path, embedder):
-    from llama_index.core import Document, PropertyGraphIndex
+    from llama_index.core import Document, PropertyGraphIndex, Settings
     from llama_index.core.callbacks import CallbackManager, TokenCountingHandler
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.llms.llama_cpp import LlamaCPP
 
     from llama_index_minirag import MiniRAGExtractor, MiniRAGRetriever
     from llama_index_minirag.adapters import MiniLMEmbedding
+    from minirag_core.llm.usage import metered
 
-    counter = TokenCountingHandler(tokenizer=lambda text: text.split())  # counts come from the replies' usage
-    llm = LlamaCPP(model_path=gguf_path, temperature=0.0, max_new_tokens=96, context_window=4096,
-                   model_kwargs={"n_threads": 2, "seed": 0}, verbose=False,
-                   callback_manager=CallbackManager([counter]))
-    embed_model = MiniLMEmbedding(embedder)
-    pg = PropertyGraphIndex.from_documents(
-        [Document(text=d.text, id_=d.id) for d in DOCUMENTS], llm=llm, embed_model=embed_model,
-        kg_extractors=[MiniRAGExtractor(llm=llm, embed_model=embed_model, max_gleaning=0)], show_progress=False)
-    extraction_events = len(counter.llm_token_counts)
-    assert extraction_events >= 2
-    retriever = MiniRAGRetriever.from_property_graph(pg, llm=llm, embed_model=embed_model, mode="mini", top_k=2)
-    engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
-    response = engine.query(QUESTION)
+    # counts come from the replies' raw llama.cpp usage; the tokenizer is only the handler's fallback
+    counter = TokenCountingHandler(tokenizer=lambda text: text.split())
+    previous, Settings.callback_manager = Settings.callback_manager, CallbackManager([counter])
+    try:
+        llm = LlamaCPP(model_path=gguf_path, temperature=0.0, max_new_tokens=96, context_window=4096,
+                       model_kwargs={"n_threads": 2, "seed": 0}, verbose=False)
+        embed_model = MiniLMEmbedding(embedder)
+        pg = PropertyGraphIndex.from_documents(
+            [Document(text=d.text, id_=d.id) for d in DOCUMENTS], llm=llm, embed_model=embed_model,
+            kg_extractors=[MiniRAGExtractor(llm=llm, embed_model=embed_model, max_gleaning=0)], show_progress=False)
+        extraction_events = len(counter.llm_token_counts)
+        assert extraction_events == 2  # one extraction prompt per chunk
+        retriever = MiniRAGRetriever.from_property_graph(pg, llm=llm, embed_model=embed_model, mode="mini", top_k=2)
+        engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
+        with metered() as ours:  # the query mapping goes through the core's adapter; the answer is LlamaIndex's own
+            response = engine.query(QUESTION)
+    finally:
+        Settings.callback_manager = previous
     assert str(response).strip()
     assert response.source_nodes and "tomato" in response.source_nodes[0].node.get_content()
-    events = counter.llm_token_counts[extraction_events:]
-    assert len(events) >= 2  # query mapping and the answer
-    raw_usage: list[Any] = [e for e in counter.llm_token_counts if e.prompt_token_count > 0]
-    assert len(raw_usage) == len(counter.llm_token_counts)
+    mapping, answer = counter.llm_token_counts[extraction_events:]
+    assert ours.calls == 1 and ours.uncounted_calls == 0
+    assert (ours.prompt_tokens, ours.completion_tokens) == (mapping.prompt_token_count, mapping.completion_token_count)
+    assert answer.prompt_token_count > 0 and answer.completion_token_count > 0
