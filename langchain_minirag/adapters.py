@@ -7,17 +7,21 @@ query mapping, answers); ``LangChainEmbedder`` wraps any ``Embeddings`` as the c
 
 from __future__ import annotations
 
+import asyncio
 import re
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any, Iterator, Sequence
 
 import numpy as np
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from minirag_core.embedding.tokens import OffsetTokens, offsets_for
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.llamacpp_backend import call_lock
+from minirag_core.llm.usage import record_usage
 
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment_name", "repo_id")
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
@@ -44,6 +48,43 @@ def _model_label(obj: Any) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def llm_result_usage(result: Any) -> tuple[int | None, int | None]:
+    """(input, output) tokens of a chat model's ``LLMResult``: its message's ``usage_metadata``,
+    else the provider's ``llm_output`` counts (``token_usage``/``usage``, as llama.cpp's and
+    OpenAI-style models put them); (None, None) where the model reported none."""
+    for generations in getattr(result, "generations", None) or []:
+        for generation in generations:
+            usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+            if usage:
+                return usage.get("input_tokens"), usage.get("output_tokens")
+    output = getattr(result, "llm_output", None) or {}
+    usage = output.get("token_usage") or output.get("usage") or {}
+    if not isinstance(usage, dict):
+        usage = dict(getattr(usage, "__dict__", {}))
+    return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+class _UsageCatcher(BaseCallbackHandler):
+    """Keeps the token counts of the one chat-model call it is attached to."""
+
+    def __init__(self) -> None:
+        self.usage: tuple[int | None, int | None] = (None, None)
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        self.usage = llm_result_usage(response)
+
+
+def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
+    """``callbacks`` (None, a list or a manager) plus ``handler`` for this call only."""
+    if callbacks is None:
+        return [handler]
+    if isinstance(callbacks, list):
+        return [*callbacks, handler]
+    manager = callbacks.copy()
+    manager.add_handler(handler, inherit=False)
+    return manager
 
 
 def _message_text(message: BaseMessage | Any) -> str:
@@ -78,39 +119,45 @@ class ChatModelBackend:
         if json_mode_kwargs is None:
             json_mode_kwargs = {"format": "json"} if type(chat_model).__name__ == "ChatOllama" else {}
         self.json_mode_kwargs = dict(json_mode_kwargs)
+        self._lock = call_lock(chat_model)  # an in-process llama.cpp model takes one call at a time
 
     def __repr__(self) -> str:
         return f"ChatModelBackend(name={self.name!r})"
 
-    def _call_args(self, prompt: str, json_mode: bool) -> tuple[list[BaseMessage], dict[str, Any]]:
+    def _call_args(self, prompt: str, json_mode: bool) -> tuple[list[BaseMessage], dict[str, Any], _UsageCatcher]:
         kwargs: dict[str, Any] = dict(self.json_mode_kwargs) if json_mode else {}
-        callbacks = _ACTIVE_CALLBACKS.get()
-        config = {"callbacks": callbacks, "tags": ["minirag"]} if callbacks is not None else {"tags": ["minirag"]}
-        return [HumanMessage(content=prompt)], {"config": config, **kwargs}
+        catcher = _UsageCatcher()
+        config = {"callbacks": _with_handler(_ACTIVE_CALLBACKS.get(), catcher), "tags": ["minirag"]}
+        return [HumanMessage(content=prompt)], {"config": config, **kwargs}, catcher
 
-    @staticmethod
-    def _reply_text(reply: Any) -> str:
+    def _reply_text(self, reply: Any, catcher: _UsageCatcher) -> str:
+        """The reply's text; the call's token counts, as the chat model reported them to the
+        callbacks (the run's own handlers see the same), go to the core's token meters."""
+        record_usage(self.name, *catcher.usage)
         return _THINK.sub("", _message_text(reply), count=1)
 
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:
-        messages, kwargs = self._call_args(prompt, json_mode)
+        messages, kwargs, catcher = self._call_args(prompt, json_mode)
         try:
-            reply = self.chat_model.invoke(messages, **kwargs)
+            with self._lock or nullcontext():
+                reply = self.chat_model.invoke(messages, **kwargs)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - surfaced as the backend's failure
             raise LLMError(f"{self.name}: {exc!r}") from exc
-        return self._reply_text(reply)
+        return self._reply_text(reply, catcher)
 
     async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
-        messages, kwargs = self._call_args(prompt, json_mode)
+        if self._lock is not None:  # one call at a time, in a worker thread
+            return await asyncio.to_thread(self.complete, prompt, json_mode=json_mode)
+        messages, kwargs, catcher = self._call_args(prompt, json_mode)
         try:
             reply = await self.chat_model.ainvoke(messages, **kwargs)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001
             raise LLMError(f"{self.name}: {exc!r}") from exc
-        return self._reply_text(reply)
+        return self._reply_text(reply, catcher)
 
 
 class LangChainEmbedder(OffsetTokens):

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -24,6 +25,8 @@ from llama_index.core.llms import LLM
 from minirag_core.embedding.base import Embedder
 from minirag_core.embedding.tokens import OffsetTokens, bundled_offsets, whitespace_offsets
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.llamacpp_backend import call_lock
+from minirag_core.llm.usage import record_usage
 
 __all__ = ["LlamaIndexLLMBackend", "LlamaIndexEmbedder", "MiniLMEmbedding", "as_core_embedder",
            "default_core_embedder"]
@@ -36,6 +39,21 @@ def default_core_embedder() -> Embedder:
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
+
+
+def response_usage(response: Any) -> tuple[int | None, int | None]:
+    """(prompt, completion) tokens of a LlamaIndex response, read from its ``raw`` reply as
+    ``TokenCountingHandler`` reads it: an OpenAI-style ``usage`` (dict or object) or Ollama's
+    ``prompt_eval_count``/``eval_count``; (None, None) where the model reported none."""
+    raw = getattr(response, "raw", None)
+    if raw is None:
+        return None, None
+    get = raw.get if isinstance(raw, dict) else lambda key, default=None: getattr(raw, key, default)
+    usage = get("usage", None)
+    if usage is not None:
+        read = usage.get if isinstance(usage, dict) else lambda key, default=None: getattr(usage, key, default)
+        return read("prompt_tokens", None), read("completion_tokens", None)
+    return get("prompt_eval_count", None), get("eval_count", None)
 
 
 def _model_name(llm: LLM) -> str:
@@ -58,27 +76,35 @@ class LlamaIndexLLMBackend:
     def __init__(self, llm: LLM, *, name: str | None = None) -> None:
         self.llm = llm
         self.name = name or f"llama_index:{type(llm).__name__}:{_model_name(llm)}"
+        self._lock = call_lock(llm)  # an in-process llama.cpp model takes one call at a time
 
     def __repr__(self) -> str:
         return f"LlamaIndexLLMBackend(name={self.name!r})"
 
     def complete(self, prompt: str, *, json_mode: bool = False) -> str:
         try:
-            reply = self.llm.complete(prompt).text
+            with self._lock or nullcontext():
+                response = self.llm.complete(prompt)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - surfaced as the backend's failure
             raise LLMError(f"{self.name}: {exc!r}") from exc
-        return reply or ""
+        return self._counted(response)
+
+    def _counted(self, response: Any) -> str:
+        record_usage(self.name, *response_usage(response))
+        return response.text or ""
 
     async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
+        if self._lock is not None:  # one call at a time, in a worker thread
+            return await asyncio.to_thread(self.complete, prompt, json_mode=json_mode)
         try:
-            reply = (await self.llm.acomplete(prompt)).text
+            response = await self.llm.acomplete(prompt)
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001
             raise LLMError(f"{self.name}: {exc!r}") from exc
-        return reply or ""
+        return self._counted(response)
 
 
 class LlamaIndexEmbedder(OffsetTokens):

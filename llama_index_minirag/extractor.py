@@ -130,9 +130,11 @@ class MiniRAGExtractor(TransformComponent):
                 self._extractor = OfflineExtractor(self.embedder)
             else:
                 from minirag_core.extraction.llm_extractor import LLMExtractor
+                from minirag_core.extraction.offline_extractor import OfflineExtractor
 
                 self._extractor = LLMExtractor(LlamaIndexLLMBackend(self.llm), entity_types=self.entity_types,
-                                               max_gleaning=self.max_gleaning, max_concurrency=self.num_workers)
+                                               max_gleaning=self.max_gleaning, max_concurrency=self.num_workers,
+                                               fallback=OfflineExtractor(self.embedder))
         return self._extractor
 
     # -- writing the records --------------------------------------------------------------

@@ -197,7 +197,7 @@ def _mapper_for(sources: PropertyGraphSources, llm: Any, query_mapper: Optional[
     if llm is not None:
         from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
 
-        return LLMQueryMapper(LlamaIndexLLMBackend(llm))
+        return LLMQueryMapper(LlamaIndexLLMBackend(llm), fallback=sources.offline_query_mapper())
     return sources.offline_query_mapper()
 
 

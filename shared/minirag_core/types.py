@@ -258,6 +258,9 @@ class RetrievalResult:
     notes: list[str] = field(default_factory=list)
     #: with ``RetrievalSettings.aggregate``: the compact graph evidence the context shows instead
     aggregated: AggregatedEvidence | None = None
+    #: model tokens this query spent (query mapping, and the answer's call for an answer), as the
+    #: model counted them: prompt_tokens, completion_tokens, total_tokens, calls, uncounted_calls
+    token_usage: dict[str, int] = field(default_factory=dict)
 
     def ranked_paths(self) -> list[ReasoningPath]:
         """The reasoning paths as :func:`rank_paths` lists them: each once, strongest first."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 from typing import Sequence
 
 from tqdm.auto import tqdm
 
+from minirag_core.extraction.base import Extractor
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import CachedLLM, LLMCallCache
 from minirag_core.graph.names import clean_display_name, normalize_entity_name
@@ -82,7 +84,9 @@ def add_subject(result: ExtractionResult, chunk: Chunk) -> ExtractionResult:
 class LLMExtractor:
     """Extractor that asks a language model for MiniRAG's entity/relationship records.
 
-    Malformed replies never raise (bad records are counted); an :class:`LLMError`
+    Malformed replies never raise (bad records are counted); a chunk whose replies hold no
+    readable record is extracted by ``fallback`` (the offline extractor by default in an
+    index), with a warning, and counted in ``fallback_chunks``. An :class:`LLMError`
     from the model propagates. With ``cache`` every reply is stored durably, so a
     rerun after a crash asks the model only for what is missing.
     """
@@ -94,8 +98,11 @@ class LLMExtractor:
         max_gleaning: int = 1,
         max_concurrency: int = 4,
         cache: LLMCallCache | None = None,
+        fallback: Extractor | None = None,
     ) -> None:
         self.name = f"llm:{llm.name}:glean{max_gleaning}"
+        self.fallback = fallback
+        self.fallback_chunks = 0
         self.llm: LLMBackend = CachedLLM(llm, cache) if cache is not None else llm
         self.entity_types = list(entity_types)
         self.max_gleaning = max(0, int(max_gleaning))
@@ -106,7 +113,9 @@ class LLMExtractor:
         """The extraction cache's key: the model, the prompts (with the entity types), the
         gleaning rounds and the reply parser's code and constants."""
         prompts = [build_extraction_prompt("{input_text}", self.entity_types), GLEAN_CONTINUE, GLEAN_IF_LOOP]
-        return f"{self.name}:{digest([self.llm.name, prompts, module_digest(record_parser), module_digest(subjects)])}"
+        fallback = getattr(self.fallback, "identity", getattr(self.fallback, "name", ""))
+        parts = [self.llm.name, prompts, module_digest(record_parser), module_digest(subjects), fallback]
+        return f"{self.name}:{digest(parts)}"
 
     def __repr__(self) -> str:
         return f"LLMExtractor(name={self.name!r})"
@@ -125,7 +134,21 @@ class LLMExtractor:
             answer = await self.llm.acomplete(f"{history}{reply}\n\n{GLEAN_IF_LOOP}")
             if not answer.strip().strip("\"'*").lower().startswith("yes"):
                 break
-        return add_subject(merge_results(results), chunk)
+        merged = merge_results(results)
+        if merged.entities or merged.relations or self.fallback is None:
+            return add_subject(merged, chunk)
+        return await self._fall_back(chunk, merged.unparsed_records, len(reply))
+
+    async def _fall_back(self, chunk: Chunk, unparsed: int, reply_chars: int) -> ExtractionResult:
+        """The fallback extractor's result for a chunk the model gave no readable record for."""
+        assert self.fallback is not None
+        self.fallback_chunks += 1
+        logger.warning("%s: no readable record in the model's reply for chunk %s (%d unparsed record(s), "
+                       "%d characters); extracted it with %s instead", self.name, chunk.id, unparsed,
+                       reply_chars, self.fallback.name)
+        result = (await self.fallback.aextract([chunk]))[0]
+        result.unparsed_records += unparsed
+        return result
 
     async def aextract(self, chunks: Sequence[Chunk], *, show_progress: bool = False) -> list[ExtractionResult]:
         """Extract all chunks concurrently (at most ``max_concurrency`` at a time)."""
@@ -157,8 +180,9 @@ class LLMExtractor:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.aextract(chunks, show_progress=show_progress))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.aextract(chunks, show_progress=show_progress)).result()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the caller's context: its token meters
+            run = contextvars.copy_context().run
+            return pool.submit(run, asyncio.run, self.aextract(chunks, show_progress=show_progress)).result()
 
     def _log_totals(self, results: Sequence[ExtractionResult]) -> None:
         n_ent = sum(len(r.entities) for r in results)

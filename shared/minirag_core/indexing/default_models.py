@@ -27,20 +27,19 @@ def default_models(embedder: Embedder, llm: LLMBackend | None, cache: LLMCallCac
             typer = EntityTyper(embedder, vectors_path=type_vectors)
         return typer
 
-    if extractor is None and llm is not None:
-        from minirag_core.extraction.llm_extractor import LLMExtractor
+    from minirag_core.extraction.offline_extractor import OfflineExtractor
+    from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
 
-        extractor = LLMExtractor(llm, cache=cache)
-    elif extractor is None:
-        from minirag_core.extraction.offline_extractor import OfflineExtractor
-
+    if extractor is None:
         extractor = OfflineExtractor(embedder, typer=shared_typer())
-    if query_mapper is None and llm is not None:
-        from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
+        if llm is not None:  # the offline extractor takes the chunks the model gives nothing readable for
+            from minirag_core.extraction.llm_extractor import LLMExtractor
 
-        query_mapper = LLMQueryMapper(llm, cache=cache)
-    elif query_mapper is None:
-        from minirag_core.retrieval.query.offline_mapping import OfflineQueryMapper
-
+            extractor = LLMExtractor(llm, cache=cache, fallback=extractor)
+    if query_mapper is None:
         query_mapper = OfflineQueryMapper(embedder, typer=shared_typer())
+        if llm is not None:
+            from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
+
+            query_mapper = LLMQueryMapper(llm, cache=cache, fallback=query_mapper)
     return extractor, query_mapper

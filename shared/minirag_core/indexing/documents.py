@@ -27,6 +27,8 @@ class InsertReport:
     failed_chunks: dict[str, str] = field(default_factory=dict)
     #: chunks that had failed before and were extracted by this write (chunk id -> document id)
     retried_chunks: dict[str, str] = field(default_factory=dict)
+    #: model tokens this write spent extracting (``minirag_core.llm.usage.TokenUsage.to_dict``)
+    token_usage: dict[str, int] = field(default_factory=dict)
 
     def __str__(self) -> str:
         text = (f"{len(self.inserted)} inserted, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "

@@ -34,6 +34,8 @@ from minirag_core.search.graph_vectors import expected_vector_ids, reembed_chang
 from minirag_core.indexing.vector_sync import STATE_FILE, known_clean, mark_clean, mark_writing
 from minirag_core.llm.base import LLMBackend
 from minirag_core.llm.cache import LLMCallCache
+from minirag_core.llm.usage import counts_tokens, metered
+from minirag_core.indexing.build_usage import record_build_usage
 from minirag_core.indexing.registry import DocumentRecord
 from minirag_core.indexing.sessions import Sessions
 from minirag_core.retrieval.core_sources import CoreSources
@@ -68,10 +70,9 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
     workdir reopens with the store it was built with. ``namespace`` names an index among several on one
     Chroma and one FalkorDB server (``storage/namespaces.py``). ``workers=N`` extracts and embeds in N
     processes (``worker_backend="ray"``: as tasks on the Ray cluster ``ray.init()`` reaches) while
-    this process writes, with the same result (``indexing/workers.py``); by default one per core,
-    but not for an insert too small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors,
-    which only light mode searches, are embedded while indexing (``index_relations=True``) or
-    never (``False``); a query takes no lock and writes nothing (``indexing/relation_vectors.py``)."""
+    this process writes, with the same result (``indexing/workers.py``); by default one per core, but not for an insert too
+    small to pay for them; ``close()`` (or ``with``) stops them. Relation vectors, which only light mode searches, are embedded
+    while indexing (``index_relations=True``) or never (``False``); a query takes no lock and writes nothing."""
 
     def __init__(self, workdir: str | Path | None = None, *, embedder: Embedder | None = None,
                  llm: LLMBackend | None = None, extractor: Extractor | None = None,
@@ -188,8 +189,7 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
             return True
 
     def catch_up(self) -> bool:
-        """Read what another process wrote since this one read the graph (True if it had), unless
-        one is writing now: for a long-lived reader such as ``minirag serve``."""
+        """Read what another process wrote since this one read the graph (True if it had), unless one is writing now."""
         if self._process_lock is None or not self._process_lock.try_acquire():
             return False
         try:
@@ -208,7 +208,6 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- construction helpers ------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
         return self.workdir / name if self.workdir is not None else None
 
@@ -221,13 +220,13 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
                 count = self._chunk_count = self.graph_store.count_chunks()
         return count
 
-    # -- writes -------------------------------------------------------------------------------
     def insert(self, documents: Iterable[DocumentInput], *, show_progress: bool | None = None) -> InsertReport:
-        """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks
-        are extracted, in batches that are saved as they complete (a crash loses at most
-        the batch under way, and re-running resumes)."""
-        with self._writing():
-            return self._insert(documents, show_progress)
+        """Add documents; unchanged ones are skipped, changed ones replaced. Only new chunks are extracted, in batches saved
+        as they complete (a crash loses at most the batch under way, and re-running resumes); the report has the model tokens."""
+        with self._writing(), metered() as usage:
+            report = self._insert(documents, show_progress)
+            report.token_usage = record_build_usage(self.workdir, usage)
+            return report
 
     def _insert(self, documents: Iterable[DocumentInput], show_progress: bool | None) -> InsertReport:
         accepted, rejected = validate_documents(documents, max_bytes=self.max_document_bytes)
@@ -333,7 +332,6 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
             mark_clean(self._path(STATE_FILE), self.vectors.store)
         return fixed
 
-    # -- reads ---------------------------------------------------------------------------------
     def type_pool(self) -> dict[str, list[str]]:
         pool = self._type_pool
         if pool is None:
@@ -359,12 +357,14 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
             return retrieve(self.sources, query, mode, settings, mapping=mapping, doc_metadata=self.registry.metadata_view(),
                             passing=None if where is None else self.registry.passing(where))
 
+    @counts_tokens
     def query(self, query: str, *, mode: str = "mini", filter: FilterInput = None, **overrides: Any) -> RetrievalResult:
         """Retrieve for ``query`` from documents passing ``filter`` (``retrieval/filters.py``); overrides change settings."""
         settings, where = self._plan(query, mode, overrides), as_filter(filter)
         mapping = None if mode == "naive" else self.map_query(query)
         return noted_if_incomplete(self._relations, self._retrieve(query, mode, mapping, settings, where))
 
+    @counts_tokens
     async def aquery(self, query: str, *, mode: str = "mini", filter: FilterInput = None, **overrides: Any) -> RetrievalResult:
         settings, where = self._plan(query, mode, overrides), as_filter(filter)
         mapping = None if mode == "naive" else await self.amap_query(query)
@@ -377,11 +377,13 @@ class MiniRAGIndex(IndexReads, IndexAsync, Sessions):
         check_mode(mode)
         return self.settings.with_overrides(**overrides)
 
+    @counts_tokens
     def answer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                **overrides: Any) -> Answer:
         """Answer with the ``minirag_response`` prompt; without a model, return the context."""
         return answer_from(self.llm, query, self.query(query, mode=mode, **overrides), response_type)
 
+    @counts_tokens
     async def aanswer(self, query: str, *, mode: str = "mini", response_type: str = DEFAULT_RESPONSE_TYPE,
                       **overrides: Any) -> Answer:
         result = await self.aquery(query, mode=mode, **overrides)

@@ -53,7 +53,8 @@ def _stores(p: argparse.ArgumentParser, *, creates: bool = False) -> None:
 
 
 def _model(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--llm", help="model for extraction, query mapping and answers, e.g. ollama:qwen2.5:3b "
+    p.add_argument("--llm", help="model for extraction, query mapping and answers, e.g. ollama:qwen2.5:3b or "
+                                 "llamacpp:PATH/TO/MODEL.gguf (llamacpp-chat:PATH: through its chat template) "
                                  "(default: none, the embedded offline pipeline)")
     p.add_argument("--ollama-host", help="Ollama server URL (default: http://localhost:11434)")
 

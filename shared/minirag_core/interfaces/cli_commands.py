@@ -90,6 +90,10 @@ def _summary(report: Any, skipped_files: int, recoded: int) -> str:
     if report.failed_chunks:
         text += (f"; {len(report.failed_chunks)} chunks without entities (extraction failed; see the log; "
                  "the next run tries them again, `minirag info` lists them)")
+    usage = report.token_usage
+    if usage.get("calls"):
+        text += (f"; model tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion "
+                 f"in {usage['calls']} calls")
     return text
 
 
@@ -142,7 +146,8 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from exc
     for note in filter(is_budget_note, reply.result.notes):  # stdout holds the answer alone
         print(f"note: {note}", file=sys.stderr)
-    print(json.dumps({"answer": reply.text, "retrieval": reply.result.to_dict()}) if args.json else reply.text)
+    print(json.dumps({"answer": reply.text, "token_usage": reply.token_usage, "retrieval": reply.result.to_dict()})
+          if args.json else reply.text)
     return 0
 
 
@@ -177,10 +182,13 @@ def index_info(workdir: Path, falkordb_url: str | None) -> dict[str, Any]:
     except (StoreMismatch, StoreUnreachable) as exc:  # not the index module: info starts in a third less
         raise as_cli_error(exc) from exc
     failed = read_json(workdir / FAILED_FILE, {})  # chunks without entities until a write extracts them
+    from minirag_core.indexing.build_usage import read_build_usage
+
     return {"workdir": str(workdir.resolve()), **manifest,  # the manifest holds the schema version
             "documents": len(graph.documents()), **graph.stats(),
             "failed_chunks": {c: r.get("doc_id", "") for c, r in failed.items()} if isinstance(failed, dict) else {},
             "bytes_on_disk": sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file()),
+            "model_token_usage": read_build_usage(workdir).to_dict(),  # all the writes' extraction calls
             "retrieval_settings": RetrievalSettings().to_dict()}
 
 

@@ -17,12 +17,21 @@ class CLIError(Exception):
 
 
 def llm_from_spec(spec: str | None, host: str | None) -> Any:
-    """``ollama:MODEL`` as an ``OllamaBackend`` (None without a spec)."""
+    """``ollama:MODEL`` as an ``OllamaBackend``; ``llamacpp:PATH`` (a base model, prompted as raw
+    text) or ``llamacpp-chat:PATH`` (through the model's chat template) as a ``LlamaCppBackend``
+    on a GGUF file; None without a spec."""
     if not spec:
         return None
     provider, _, model = spec.partition(":")
+    if provider in ("llamacpp", "llamacpp-chat") and model:
+        if not Path(model).expanduser().is_file():
+            raise CLIError(f"--llm {provider}:PATH: no model file at {model}")
+        from minirag_core.llm.llamacpp_backend import LlamaCppBackend
+
+        style = "chat" if provider == "llamacpp-chat" else "completion"
+        return LlamaCppBackend(Path(model).expanduser(), prompt_style=style)
     if provider != "ollama" or not model:
-        raise CLIError(f"--llm must look like ollama:MODEL (got {spec!r})")
+        raise CLIError(f"--llm must look like ollama:MODEL, llamacpp:PATH or llamacpp-chat:PATH (got {spec!r})")
     from minirag_core.llm.ollama_backend import OllamaBackend
 
     return OllamaBackend(model, host) if host else OllamaBackend(model)

@@ -3,12 +3,16 @@ the retrieved context itself."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
 from minirag_core.llm.base import LLMBackend
 from minirag_core.types import RetrievalResult
 
 DEFAULT_RESPONSE_TYPE = "Multiple Paragraphs"
+EMPTY_REPLY_NOTE = "The model returned an empty reply, so no answer was generated; the retrieved context follows."
+
+logger = logging.getLogger("minirag_core")
 
 
 @dataclass
@@ -18,11 +22,22 @@ class Answer:
     text: str
     result: RetrievalResult
     generated: bool
+    #: model tokens of the question (query mapping and answer), as on ``result.token_usage``
+    token_usage: dict[str, int] = field(default_factory=dict)
 
 
 def no_model_text(result: RetrievalResult) -> str:
     return ("No language model is configured, so no answer was generated. "
             "The retrieved context and its reasoning paths follow.\n\n" + result.to_context())
+
+
+def _finish(reply: str, result: RetrievalResult) -> Answer:
+    """The model's answer, or the context with a note when the reply is empty."""
+    if reply.strip():
+        return Answer(reply, result, generated=True)
+    logger.warning("answer: %s", EMPTY_REPLY_NOTE)
+    result.notes.append(EMPTY_REPLY_NOTE)
+    return Answer(f"{EMPTY_REPLY_NOTE}\n\n{result.to_context()}", result, generated=False)
 
 
 def answer_from(llm: LLMBackend | None, query: str, result: RetrievalResult,
@@ -32,8 +47,7 @@ def answer_from(llm: LLMBackend | None, query: str, result: RetrievalResult,
 
     if llm is None:
         return Answer(no_model_text(result), result, generated=False)
-    return Answer(llm.complete(build_answer_prompt(query, result.to_context(), response_type)), result,
-                  generated=True)
+    return _finish(llm.complete(build_answer_prompt(query, result.to_context(), response_type)), result)
 
 
 async def aanswer_from(llm: LLMBackend | None, query: str, result: RetrievalResult,
@@ -42,5 +56,4 @@ async def aanswer_from(llm: LLMBackend | None, query: str, result: RetrievalResu
 
     if llm is None:
         return Answer(no_model_text(result), result, generated=False)
-    reply = await llm.acomplete(build_answer_prompt(query, result.to_context(), response_type))
-    return Answer(reply, result, generated=True)
+    return _finish(await llm.acomplete(build_answer_prompt(query, result.to_context(), response_type)), result)

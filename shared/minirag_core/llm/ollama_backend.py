@@ -19,6 +19,7 @@ from tenacity import (
 )
 
 from minirag_core.llm.base import LLMError
+from minirag_core.llm.usage import TokenUsage, record_usage
 
 logger = logging.getLogger("minirag_core")
 
@@ -71,6 +72,7 @@ class OllamaBackend:
         self.options: dict[str, Any] = {"num_ctx": num_ctx, "temperature": temperature, **(options or {})}
         self._backoff = (backoff_base, backoff_max)
         self._client: ollama.Client | None = None
+        self.usage = TokenUsage()  # every call's tokens as Ollama counted them (prompt_eval_count, eval_count)
         self._aclients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ollama.AsyncClient]" = (
             weakref.WeakKeyDictionary()
         )
@@ -129,7 +131,7 @@ class OllamaBackend:
                     response = self._sync_client().chat(**kwargs)
         except (RetryError, Exception) as exc:  # noqa: BLE001 - translated below
             raise self._to_llm_error(exc) from exc
-        return _content(response)
+        return self._counted(response)
 
     async def acomplete(self, prompt: str, *, json_mode: bool = False) -> str:
         """Async :meth:`complete`."""
@@ -140,6 +142,13 @@ class OllamaBackend:
                     response = await self._async_client().chat(**kwargs)
         except (RetryError, Exception) as exc:  # noqa: BLE001 - translated below
             raise self._to_llm_error(exc) from exc
+        return self._counted(response)
+
+    def _counted(self, response: Any) -> str:
+        """The reply text, after adding the response's token counts to ``usage`` and open meters."""
+        prompt_tokens, completion_tokens = _field(response, "prompt_eval_count"), _field(response, "eval_count")
+        self.usage.add(self.name, prompt_tokens, completion_tokens)
+        record_usage(self.name, prompt_tokens, completion_tokens)
         return _content(response)
 
     # -- errors ----------------------------------------------------------------
@@ -168,6 +177,12 @@ class OllamaBackend:
                 f"is `ollama serve` running? ({exc})"
             )
         return LLMError(f"Ollama at {self.host}, model '{self.model}': unexpected error {exc!r}")
+
+
+def _field(response: Any, name: str) -> Any:
+    """A top-level field of a chat response (object or dict), None when absent."""
+    value = getattr(response, name, None)
+    return response.get(name) if value is None and isinstance(response, dict) else value
 
 
 def _content(response: Any) -> str:

@@ -36,6 +36,10 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+FALLBACK_MAPPING_NOTE = ("the model's query mapping reply could not be read, so the query's entities and answer types "
+                         "were found without it")
+
+
 def map_query(mapper: QueryMapper, query: str, mode: str,
               type_pool: Callable[[], dict[str, list[str]]]) -> QueryMapping | None:
     """The query mapping ``mode`` needs (none for naive); ``type_pool`` is called only then."""
@@ -66,6 +70,8 @@ def retrieve(sources: RetrievalSources, query: str, mode: str, settings: Retriev
         run = retrieve_mini if mode == "mini" else retrieve_light
         result = run(sources, query, mapping, settings, doc_metadata)
         scores_follow_rank(result.chunks)
+        if mapping.source == "fallback":
+            result.notes.append(FALLBACK_MAPPING_NOTE)
         if settings.aggregate and mode == "mini":
             with_aggregation(sources, result, settings)
     for note in filter(is_budget_note, result.notes):  # a retriever's caller may never read the notes
