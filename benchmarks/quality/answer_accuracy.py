@@ -109,7 +109,7 @@ def mapper_record(run: ModelRun, index, question: devsets.Question, mapper) -> d
     with metered() as usage:
         mapping = mapper.map_query(question.question, index.type_pool())
     seconds = time.perf_counter() - start
-    model = index._retrieve(question.question, "mini", mapping, index.settings.with_overrides(top_k=5))
+    model = index.query_mapped(question.question, mapping, mode="mini", top_k=5)
     offline = index.query(question.question, mode="mini", top_k=5)
     return {"id": question.id, "source": mapping.source, "entities": mapping.entities,
             "answer_types": mapping.answer_types, "seconds": seconds, **usage.to_dict(),
