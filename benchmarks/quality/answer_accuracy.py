@@ -56,6 +56,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--extract-sessions", type=int, default=20, help="LiHuaWorld sessions for model extraction (0: none)")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--threads", type=int, default=1, help="torch threads of the embedding model")
+    p.add_argument("--mapping-limit", type=int, default=None,
+                   help="the query-mapper comparison on at most this many questions per set (default: all)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the questions already answered in --out's report and answer the rest")
     return p.parse_args(argv)
 
 
@@ -134,12 +138,16 @@ def run_set(run: ModelRun, name: str, args: argparse.Namespace, report: dict, sa
     questions = [q for q in data.half(args.split) if q.answer.strip() and q.type != "Null"][: args.limit]
     index, build = open_corpus_index(workdir_for(DEFAULT_OUT, name, None), data.documents)
     mapper = LLMQueryMapper(run.mapper_llm, fallback=index.query_mapper)
-    entry = report["sets"][name] = {"n_questions": len(questions), "answers": [], "mapping": [],
-                                    "index": build.to_dict()}
+    entry = report["sets"].setdefault(name, {"answers": [], "mapping": []})
+    entry.update({"n_questions": len(questions), "index": build.to_dict()})
+    answered = {r["id"] for r in entry["answers"]}
     for question in questions:
+        if question.id in answered:  # --resume: kept from the report this run continues
+            continue
         for mode in MODES:
             entry["answers"].append(answer_question(run, index, question, mode, args.token_budget))
-        entry["mapping"].append(mapper_record(run, index, question, mapper))
+        if args.mapping_limit is None or len(entry["mapping"]) < args.mapping_limit:
+            entry["mapping"].append(mapper_record(run, index, question, mapper))
         entry["summary"] = {mode: summarise([r for r in entry["answers"] if r["mode"] == mode],
                                             ("correct", "f1", "context_tokens", "prompt_tokens", "completion_tokens",
                                              "seconds", "evidence_recall@5")) for mode in MODES}
@@ -222,6 +230,10 @@ def main(argv=None) -> dict:
     path = args.out / f"answers_{Path(run.model).stem}_{args.split}.json"
     report: dict = {"model": run.model, "args": {k: str(v) for k, v in vars(args).items()},
                     "machine": machine_info(), "sets": {}}
+    if args.resume and path.exists():
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        report["sets"] = kept.get("sets", {})
+        report.update({k: kept[k] for k in ("extraction",) if k in kept})
 
     def save() -> None:
         path.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
@@ -231,6 +243,8 @@ def main(argv=None) -> dict:
         run_set(run, name, args, report, save)
         if position == 0 and args.extract_sessions:  # after the smallest set: every part has figures early
             run_extraction(run, args.extract_sessions, report, save)
+    if not names and args.extract_sessions:  # --sets "": the extraction run alone
+        run_extraction(run, args.extract_sessions, report, save)
     print(table(report))
     print(f"wrote {path}")
     return report
