@@ -1,18 +1,17 @@
-"""Conversations and aggregation measured without a model, on the development sets' test halves.
+"""Conversations and aggregation measured without a model, on the development sets' halves.
 
-    .venv/bin/python benchmarks/quality/session_chains.py                       # every set found
-    .venv/bin/python benchmarks/quality/session_chains.py --sets musique_50 --out benchmarks/out
+    .venv/bin/python benchmarks/quality/session_chains.py --no-aggregation        # every set, test half
+    .venv/bin/python benchmarks/quality/session_chains.py --sets musique_50 --split tune
 
-1. Sessions: the chains of related questions of ``questions/chains/<set>.json`` (made by
-   ``chains.py``; ``--write-chains`` writes them again) asked one after another, each turn's top-5
-   context rendered (``RetrievalResult.to_context``) and its tokens counted with the embedder's
-   tokenizer, as ``run_suite.py`` counts them. Independent queries against one ``index.session()``
-   per chain (new chunks in full, earlier ones by reference, graph rows sent once), and one with
-   ``new_chunks=2`` (a follow-up sends at most 2 new chunks in full, references fill its top 5):
-   context tokens per chain, and all-evidence recall over the chain (every evidence document of
-   the chain's questions in some turn's top 5).
-2. Aggregation: each test question in mini mode with and without ``aggregate=True``: recall@5 and
-   tokens of the top-5 context.
+1. Sessions: the chains of related questions of ``questions/chains/<set>.json`` (test half;
+   ``<set>.tune.json``: tune half; made by ``chains.py``, ``--write-chains`` writes them again)
+   asked one after another, each turn's top-5 context rendered and its tokens counted with the
+   embedder's tokenizer, as ``run_suite.py`` counts them: independent queries against one
+   ``index.session()`` per chain, with the systems of :data:`SYSTEMS`. Per chain: context tokens
+   (and their parts: chunk text sent in full, graph rows, references), and all-evidence recall
+   over the chain (every evidence document of the chain's questions in some turn's top 5).
+2. Aggregation: each question of the half in mini mode with and without ``aggregate=True``:
+   recall@5 and tokens of the top-5 context.
 
 Indexes are built once per set in ``--out`` (as ``run_suite.py`` builds them) and reused. Raw
 records and summaries go to ``benchmarks/results/sessions/``.
@@ -35,6 +34,7 @@ from benchmarks.quality.chains import chains_for  # noqa: E402
 from benchmarks.quality.metrics import mean  # noqa: E402
 from benchmarks.quality.run_suite import workdir_for  # noqa: E402
 from minirag_core.context import render_rows, select_rows  # noqa: E402
+from minirag_core.retrieval.session import ADMIT_RATIO  # noqa: E402
 
 CHAINS_DIR = Path(__file__).resolve().parent / "questions" / "chains"
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "results" / "sessions"
@@ -58,14 +58,17 @@ def load_chains(data: devsets.Dataset, rewrite: bool, split: str = devsets.TEST)
     return saved["made_by"], saved["chains"]
 
 
-#: the follow-up admission chosen on the tune halves' chains (session_tune.py)
-TUNED = {"admit_ratio": 0.7, "rows_of_new_chunks": True}
+#: a session sending every chunk and graph row not sent before (no admission: the first release)
+UNBOUNDED_SESSION = {"admit_ratio": None, "rows_of_new_chunks": False}
 #: how a chain is asked: alone (each question on its own; ``cut``: only the chunks scoring at least
-#: that share of the query's best, the control for ``admit_ratio``), or as one session with these options
+#: that share of the query's best, the control for the session's ``admit_ratio``), or as one
+#: session with these options (``{}``: the defaults, chosen on the tune halves by session_tune.py)
 SYSTEMS: dict[str, dict | None] = {
-    "independent": None, "session": {}, "session, new_chunks=2": {"new_chunks": 2},
-    f"session, admit_ratio={TUNED['admit_ratio']}, rows of new chunks": TUNED,
-    f"independent, cut={TUNED['admit_ratio']}": {"cut": TUNED["admit_ratio"]}}
+    "independent": None,
+    "session, every new chunk": UNBOUNDED_SESSION,
+    "session, new_chunks=2": {**UNBOUNDED_SESSION, "new_chunks": 2},
+    f"session (default: admit_ratio={ADMIT_RATIO}, rows of new chunks)": {},
+    f"independent, cut={ADMIT_RATIO}": {"cut": ADMIT_RATIO}}
 BASELINE = "independent"
 
 

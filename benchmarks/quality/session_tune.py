@@ -27,12 +27,11 @@ from benchmarks.quality.session_chains import BASELINE, RESULTS_DIR, load_chains
 RATIOS = (None, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
-def grid(ratios: tuple[float | None, ...], rows: tuple[bool, ...] = (False, True),
-         novel: tuple[str | None, ...] = (None,)) -> dict[str, dict | None]:
+def grid(ratios: tuple[float | None, ...], rows: tuple[bool, ...] = (False, True)) -> dict[str, dict | None]:
     systems: dict[str, dict | None] = {BASELINE: None}
-    for ratio, by_rows, terms in itertools.product(ratios, rows, novel):
-        systems[f"admit_ratio={ratio}, novel_terms={terms}, rows_of_new_chunks={by_rows}"] = {
-            "admit_ratio": ratio, "novel_terms": terms, "rows_of_new_chunks": by_rows}
+    for ratio, by_rows in itertools.product(ratios, rows):
+        systems[f"admit_ratio={ratio}, rows_of_new_chunks={by_rows}"] = {"admit_ratio": ratio,
+                                                                         "rows_of_new_chunks": by_rows}
     return systems
 
 
@@ -53,14 +52,12 @@ def main(argv=None) -> None:
     p.add_argument("--sets", default="lihuaworld,musique_50,pydantic_docs,uv_docs,scrapy_docs,hotpotqa_100")
     p.add_argument("--ratios", default=",".join("none" if r is None else str(r) for r in RATIOS))
     p.add_argument("--rows", default="false,true", help="rows_of_new_chunks values")
-    p.add_argument("--novel", default="none", help="novel_terms values (none, all, after_first)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the indexes are built and reused")
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     configure_threads(args.threads)
     systems = grid(tuple(None if r == "none" else float(r) for r in args.ratios.split(",")),
-                   tuple(r == "true" for r in args.rows.split(",")),
-                   tuple(None if n == "none" else n for n in args.novel.split(",")))
+                   tuple(r == "true" for r in args.rows.split(",")))
     results = []
     for name in [s for s in args.sets.split(",") if s]:
         data = devsets.load(name)

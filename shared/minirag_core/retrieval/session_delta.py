@@ -16,41 +16,21 @@ passages sent before were the earlier turns' to send).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Container, Mapping, Sequence
 
 from minirag_core.context import ContextRows
-from minirag_core.extraction.wordlists import STOPWORDS
 from minirag_core.types import ScoredChunk
 
 __all__ = ["Admission", "edge_key", "path_steps", "row_keys", "unsent_rows"]
 
 
-_TERM = re.compile(r"[a-z0-9][a-z0-9_.'-]*[a-z0-9]")
-
-
-def question_terms(question: str) -> set[str]:
-    """The question's content words (lower case, at least 3 characters, no stopwords)."""
-    return {w for w in _TERM.findall(question.lower()) if len(w) >= 3 and w not in STOPWORDS}
-
-
-def terms_in(text: str, terms: set[str]) -> set[str]:
-    """Which of ``terms`` occur in ``text`` as words."""
-    return terms & set(_TERM.findall(text.lower())) if terms else set()
-
-
 @dataclass(frozen=True)
 class Admission:
-    """How a follow-up admits chunks not sent before (``None``: no bound of that kind).
-
-    ``novel_terms``: a new chunk is admitted only when it holds a content word of the question
-    that no chunk kept above it (sent before or admitted now) holds: the evidence it adds is
-    not already covered (the best new chunk is exempt when ``novel_terms`` is ``"after_first"``)."""
+    """How a follow-up admits chunks not sent before (``None``: no bound of that kind)."""
 
     new_chunks: int | None = None
     admit_ratio: float | None = None
-    novel_terms: str | None = None
 
     def __post_init__(self) -> None:
         if self.new_chunks is not None and self.new_chunks < 0:
@@ -61,33 +41,24 @@ class Admission:
     @property
     def bounded(self) -> bool:
         """Whether a follow-up may pass over new chunks (and so ranks deeper than its top_k)."""
-        return self.new_chunks is not None or self.admit_ratio is not None or self.novel_terms is not None
+        return self.new_chunks is not None or self.admit_ratio is not None
 
-    def select(self, chunks: Sequence[ScoredChunk], sent: Container[str], k: int,
-               question: str = "") -> list[ScoredChunk]:
+    def select(self, chunks: Sequence[ScoredChunk], sent: Container[str], k: int) -> list[ScoredChunk]:
         """The best ``k`` of ``chunks`` (best first) a follow-up keeps: every chunk of ``sent``,
-        and a new one while it passes the count, relevance and coverage bounds."""
+        and a new one while it passes the count and relevance bounds."""
         if not self.bounded:
             return list(chunks[:k])
         best = max((c.score for c in chunks), default=0.0)
         floor = self.admit_ratio * best if self.admit_ratio is not None and best > 0 else float("-inf")
-        terms = question_terms(question) if self.novel_terms else set()
         kept: list[ScoredChunk] = []
-        covered: set[str] = set()
         new = 0
         for chunk in chunks:
             if len(kept) == k:
                 break
-            found = terms_in(chunk.text, terms)
             if chunk.chunk_id in sent:
                 kept.append(chunk)
-                covered |= found
-                continue
-            exempt = self.novel_terms == "after_first" and new == 0
-            if chunk.score >= floor and (self.new_chunks is None or new < self.new_chunks) \
-                    and (not terms or exempt or found - covered):
+            elif chunk.score >= floor and (self.new_chunks is None or new < self.new_chunks):
                 kept.append(chunk)
-                covered |= found
                 new += 1
         return kept
 

@@ -1,5 +1,5 @@
-"""What a session's follow-up sends: new chunks admitted by measured relevance and by the question
-words they add (``retrieval/session_delta.py``), graph rows of the new chunks only, each row once."""
+"""What a session's follow-up sends: new chunks admitted by measured relevance
+(``retrieval/session_delta.py``), graph rows of the new chunks only, each row once."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from minirag_core.indexing.index import MiniRAGIndex
 from minirag_core.retrieval.session import MiniRAGSession
-from minirag_core.retrieval.session_delta import Admission, edge_key, path_steps, question_terms, row_keys
+from minirag_core.retrieval.session_delta import Admission, edge_key, path_steps, row_keys
 from minirag_core.types import ScoredChunk
 from conversation import CHAIN, conversation_index
 
@@ -33,19 +33,6 @@ def test_admit_ratio_keeps_chunks_sent_before_and_new_ones_near_the_best() -> No
     assert Admission().select(RANKED, {"seen-a"}, k=3) == RANKED[:3]  # unbounded: the top k as ranked
 
 
-def test_novel_terms_admits_a_new_chunk_only_for_question_words_not_yet_covered() -> None:
-    question = "Which battery chemistry and which charger does the scooter use?"
-    assert question_terms(question) == {"battery", "chemistry", "charger", "scooter"}
-    ranked = [_chunk("seen", 3.0, "The scooter battery uses lithium chemistry."),
-              _chunk("same", 2.9, "Its battery chemistry is lithium iron phosphate."),
-              _chunk("adds", 2.8, "The charger delivers 2 A."),
-              _chunk("nothing", 2.7, "Unrelated text.")]
-    kept = Admission(novel_terms="all").select(ranked, {"seen"}, k=4, question=question)
-    assert [c.chunk_id for c in kept] == ["seen", "adds"]
-    first = Admission(novel_terms="after_first").select(ranked, {"seen"}, k=4, question=question)
-    assert [c.chunk_id for c in first] == ["seen", "same", "adds"]  # the best new chunk is exempt
-
-
 @pytest.mark.parametrize("options", [{"admit_ratio": 1.5}, {"admit_ratio": -0.1}, {"new_chunks": -1}])
 def test_bad_admission_values_are_refused(options) -> None:
     with pytest.raises(ValueError):
@@ -61,7 +48,7 @@ QUESTIONS = [*CHAIN, "Which river runs through Boston?", "Which city is known fo
 
 
 def test_a_bounded_follow_up_sends_new_chunks_near_the_turns_best(index: MiniRAGIndex) -> None:
-    free, bounded = index.session(), index.session(admit_ratio=0.9, rows_of_new_chunks=True)
+    free, bounded = index.session(admit_ratio=None, rows_of_new_chunks=False), index.session(admit_ratio=0.9)
     tokens = {"free": 0, "bounded": 0}
     fewer_new = []
     for number, question in enumerate(QUESTIONS):
@@ -83,7 +70,7 @@ def test_a_bounded_follow_up_sends_new_chunks_near_the_turns_best(index: MiniRAG
 
 
 def test_a_bounded_session_sends_no_chunk_or_graph_row_twice(index: MiniRAGIndex) -> None:
-    session = index.session(admit_ratio=0.5, novel_terms="after_first", rows_of_new_chunks=True)
+    session = index.session(admit_ratio=0.5, rows_of_new_chunks=True)
     turns = [session.query(q, top_k=3) for q in QUESTIONS]
     contexts = "\n".join(t.to_context() for t in turns)
     for text in {c.chunk_id: c.text for t in turns for c in t.result.chunks}.values():
@@ -98,9 +85,20 @@ def test_a_bounded_session_sends_no_chunk_or_graph_row_twice(index: MiniRAGIndex
 
 
 def test_admission_options_round_trip_through_json(index: MiniRAGIndex) -> None:
-    session = index.session(admit_ratio=0.7, novel_terms="all", rows_of_new_chunks=True)
+    session = index.session(admit_ratio=0.7, rows_of_new_chunks=True)
     session.query(CHAIN[0], top_k=3)
     restored = MiniRAGSession.from_json(index, session.to_json())
-    assert (restored.admit_ratio, restored.novel_terms, restored.rows_of_new_chunks) == (0.7, "all", True)
+    assert (restored.admit_ratio, restored.rows_of_new_chunks) == (0.7, True)
     a, b = session.query(CHAIN[2], top_k=3), restored.query(CHAIN[2], top_k=3)
     assert (a.passages, a.new, a.rows) == (b.passages, b.new, b.rows)
+
+
+def test_a_session_saved_before_admission_restores_unbounded(index: MiniRAGIndex) -> None:
+    session = index.session()
+    session.query(CHAIN[0], top_k=3)
+    saved = session.to_dict()
+    for key in ("admit_ratio", "rows_of_new_chunks"):  # the limits a saved session of the first release held
+        del saved["limits"][key]
+    restored = MiniRAGSession.from_dict(index, saved)
+    assert (restored.admit_ratio, restored.rows_of_new_chunks) == (None, False)
+    assert (session.admit_ratio, session.rows_of_new_chunks) == (0.7, True)  # a new session admits by relevance
