@@ -27,11 +27,12 @@ from benchmarks.quality.session_chains import BASELINE, RESULTS_DIR, load_chains
 RATIOS = (None, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
-def grid(ratios: tuple[float | None, ...], rows: tuple[bool, ...] = (False, True)) -> dict[str, dict | None]:
+def grid(ratios: tuple[float | None, ...], rows: tuple[bool, ...] = (False, True),
+         caps: tuple[int | None, ...] = (None,)) -> dict[str, dict | None]:
     systems: dict[str, dict | None] = {BASELINE: None}
-    for ratio, by_rows in itertools.product(ratios, rows):
-        systems[f"admit_ratio={ratio}, rows_of_new_chunks={by_rows}"] = {"admit_ratio": ratio,
-                                                                         "rows_of_new_chunks": by_rows}
+    for ratio, by_rows, cap in itertools.product(ratios, rows, caps):
+        name = f"admit_ratio={ratio}, rows_of_new_chunks={by_rows}" + (f", new_chunks={cap}" if cap is not None else "")
+        systems[name] = {"admit_ratio": ratio, "rows_of_new_chunks": by_rows, "new_chunks": cap}
     return systems
 
 
@@ -52,12 +53,15 @@ def main(argv=None) -> None:
     p.add_argument("--sets", default="lihuaworld,musique_50,pydantic_docs,uv_docs,scrapy_docs,hotpotqa_100")
     p.add_argument("--ratios", default=",".join("none" if r is None else str(r) for r in RATIOS))
     p.add_argument("--rows", default="false,true", help="rows_of_new_chunks values")
+    p.add_argument("--caps", default="none", help="new_chunks values")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the indexes are built and reused")
+    p.add_argument("--label", default="", help="a prefix of the output file's name")
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     configure_threads(args.threads)
     systems = grid(tuple(None if r == "none" else float(r) for r in args.ratios.split(",")),
-                   tuple(r == "true" for r in args.rows.split(",")))
+                   tuple(r == "true" for r in args.rows.split(",")),
+                   tuple(None if c == "none" else int(c) for c in args.caps.split(",")))
     results = []
     for name in [s for s in args.sets.split(",") if s]:
         data = devsets.load(name)
@@ -69,7 +73,7 @@ def main(argv=None) -> None:
         print(session_table(results[-1:]), flush=True)
     chosen, worst = choose(results, systems)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / f"session_tune_{git_commit() or 'unknown'}.json"
+    out = RESULTS_DIR / f"session_tune_{args.label}{git_commit() or 'unknown'}.json"
     out.write_text(json.dumps({"commit": git_commit(), "machine": machine_info(), "systems": systems,
                                "chosen": chosen, "worst_saving": worst, "sets": results}, indent=1, default=str))
     print(session_table(results))
