@@ -11,9 +11,9 @@ Each turn:
 - the context sends new chunks in full and earlier ones by reference (``[see passage 3 above]``),
   and leaves out graph rows that tell nothing new: an answer candidate or a relationship an
   earlier turn sent, a path all of whose steps it sent;
-- optionally a follow-up admits a new chunk only while the evidence it adds is not already covered
-  (``admit_ratio``, ``new_chunks``) and sends only the graph rows of its new chunks
-  (``rows_of_new_chunks``): ``retrieval/session_delta.py``.
+- a follow-up sends a chunk not sent before only when it scores near the turn's best
+  (``admit_ratio``, default 0.7; ``new_chunks`` caps their number), and only the graph rows of the
+  chunks it sends in full (``rows_of_new_chunks``): ``retrieval/session_delta.py``.
 
 The session is bounded (``max_entities``, ``max_edges``, ``max_passages``: the least useful
 structure is pruned first), serialisable (:meth:`MiniRAGSession.to_json` / :meth:`from_json`) and
@@ -210,8 +210,8 @@ class MiniRAGSession:
         return self._record(question, self._new_within_limit(result, k), carried)
 
     def _depth(self, overrides: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """The turn's top_k, and the overrides to rank by: twice as deep when ``new_chunks`` may
-        pass over new chunks for ones sent before."""
+        """The turn's top_k, and the overrides to rank by: twice as deep when a follow-up's
+        admission may pass over new chunks for ones sent before."""
         k = int(overrides.get("top_k") or self.index.settings.top_k)
         if not self.admission.bounded or not self.turns:
             return k, overrides
