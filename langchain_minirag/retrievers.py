@@ -156,7 +156,8 @@ class MiniRAGRetriever(BaseRetriever):
     """A conversation (``index.session()``): each call is its next turn; a follow-up naming no
     entity (or saying "he", "it") continues the last turn's entities, and a chunk an earlier turn
     returned comes back as ``[see passage N above]`` (``metadata["minirag_seen_before"]``) while new
-    ones start with ``[passage N]``. ``None``: every call stands alone."""
+    ones start with ``[passage N]`` (a follow-up returns only the new chunks scoring near its best:
+    the session's ``admit_ratio``). ``None``: every call stands alone."""
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod

@@ -231,8 +231,9 @@ class MiniRAGRetriever(BaseRetriever):
     def from_session(cls, session: Any, *, mode: Optional[str] = None, top_k: Optional[int] = None,
                      callback_manager: Any = None, **overrides: Any) -> "MiniRAGRetriever":
         """Each query is the next turn of a core ``MiniRAGSession`` (``index.session()``): a
-        follow-up naming no entity continues the last turn's, and a chunk sent before comes back
-        as ``[see passage N above]`` (e.g. under ``CondensePlusContextChatEngine``)."""
+        follow-up naming no entity continues the last turn's, a chunk sent before comes back as
+        ``[see passage N above]`` and a new one only when it scores near the turn's best (the
+        session's ``admit_ratio``; e.g. under ``CondensePlusContextChatEngine``)."""
         mode = check_mode(mode or session.mode)
         return cls(_SessionRunner(session, mode, {"top_k": top_k, **overrides}), mode=mode,
                    callback_manager=callback_manager)

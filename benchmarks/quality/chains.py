@@ -2,7 +2,7 @@
 from each set's own questions (the files in ``questions/chains/`` and how they were made:
 ``questions/chains/README.md``).
 
-- A set whose questions need several passages (``<and>``-joined evidence, MuSiQue): the data has no
+- A set whose questions need several passages (``<and>``-joined evidence, MuSiQue, HotpotQA): the data has no
   decomposition field, so each question becomes one sub-question per hop, "What is known about
   TITLE?" for each supporting passage's title (a passage id less its `` #n`` suffix), then the
   question itself: the hops an agent researches before asking the composed question.
@@ -23,6 +23,8 @@ from typing import Any
 from benchmarks.quality import devsets
 
 MAX_TURNS = 4
+#: question types of multi-passage questions other than MuSiQue's ``<n>hop...`` (HotpotQA's)
+MULTI_HOP_TYPES = ("bridge", "comparison")
 #: a run of capitalised words in a chat question (a name, once its leading question words go)
 _RUN = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b")
 _LEADS = {"Did", "Does", "Do", "What", "When", "Where", "Which", "Who", "Whom", "Why", "How", "Is", "Was", "Were",
@@ -116,6 +118,6 @@ def chains_for(data: devsets.Dataset, split: str = devsets.TEST) -> tuple[str, l
     questions = [q for q in data.half(split) if q.has_evidence]
     if data.name == "lihuaworld":
         return "person", person_chains(questions)
-    if any(len(q.evidence) > 1 and q.type[:1].isdigit() for q in questions):
+    if any(len(q.evidence) > 1 and (q.type[:1].isdigit() or q.type in MULTI_HOP_TYPES) for q in questions):
         return "hops", hop_chains([q for q in questions if len(q.evidence) > 1])
     return "pages", shared_page_chains(questions)

@@ -10,7 +10,10 @@ Each turn:
   the previous turn: that turn's query entities and answer entities, the most useful first;
 - the context sends new chunks in full and earlier ones by reference (``[see passage 3 above]``),
   and leaves out graph rows that tell nothing new: an answer candidate or a relationship an
-  earlier turn sent, a path all of whose steps it sent.
+  earlier turn sent, a path all of whose steps it sent;
+- a follow-up sends a chunk not sent before only when it scores near the turn's best
+  (``admit_ratio``, default 0.7; ``new_chunks`` caps their number), and only the graph rows of the
+  chunks it sends in full (``rows_of_new_chunks``): ``retrieval/session_delta.py``.
 
 The session is bounded (``max_entities``, ``max_edges``, ``max_passages``: the least useful
 structure is pruned first), serialisable (:meth:`MiniRAGSession.to_json` / :meth:`from_json`) and
@@ -29,6 +32,7 @@ from minirag_core.context import ContextRows, render_rows, select_rows
 from minirag_core.graph.aliases import PERSON
 from minirag_core.retrieval.pipeline import check_mode
 from minirag_core.retrieval.query.seeds import named_spans
+from minirag_core.retrieval.session_delta import Admission, row_keys, unsent_rows
 from minirag_core.types import QueryMapping, RetrievalResult, ScoredChunk
 
 if TYPE_CHECKING:
@@ -43,6 +47,9 @@ THING_WORDS = frozenset("it its itself".split())
 REFERRING_WORDS = PERSON_WORDS | THING_WORDS | frozenset("they them their theirs themselves".split())
 _WORD = re.compile(r"[A-Za-z']+")
 FORMAT_VERSION = 1
+#: a follow-up's new chunk is sent when it scores at least this share of the turn's best: chosen on
+#: the tune halves' chains of five development sets (the largest share losing no all-evidence recall)
+ADMIT_RATIO = 0.7
 
 
 def referring_words(question: str) -> set[str]:
@@ -118,40 +125,26 @@ class SessionResult:
         return render_rows(self.rows, rows)
 
 
-def _edge_key(u: str, v: str) -> tuple[str, ...]:
-    return ("edge", min(u, v), max(u, v))
-
-
-def _path_steps(path: Any) -> list[tuple[str, ...]]:
-    """A path's entity pairs (a one-entity path, a bridge: that entity from its start)."""
-    if len(path.nodes) < 2:
-        return [("path", path.query_entity, *path.nodes)]
-    return [_edge_key(u, v) for u, v in zip(path.nodes, path.nodes[1:])]
-
-
-def _row_keys(rows: ContextRows) -> list[tuple[str, ...]]:
-    """What a context's graph rows told the model: its candidates, and every entity pair a key
-    relationship or a path joined."""
-    return ([("candidate", c) for c in rows.candidates] + [_edge_key(e.source, e.target) for e in rows.edges]
-            + [k for p in rows.paths for k in _path_steps(p)])
-
-
 class MiniRAGSession:
     """Related questions over one index, each sent only what the model has not seen yet.
 
     ``carry_entities``: most entity ids a follow-up takes from the previous turn; ``decay``: the
     share of its usefulness an entity or edge keeps per turn it is not used again; ``new_chunks``:
-    most chunks a follow-up sends in full (None: its whole top_k), the other places going to the
-    best-ranked chunks sent before (a reference each), so its tokens follow what is new."""
+    most chunks a follow-up sends in full (None: its whole top_k); ``admit_ratio``: a follow-up's
+    chunk not sent before is sent only when its score is at least this share of the turn's best
+    (None: no such bound); the places they leave go to the best-ranked chunks sent before (a
+    reference each), so its tokens follow what is new. ``rows_of_new_chunks``: a follow-up sends
+    only the graph rows touching an entity of a chunk it sends in full."""
 
     def __init__(self, index: "MiniRAGIndex", *, mode: str = "mini", max_entities: int = 256, max_edges: int = 512,
                  max_passages: int = 200, carry_entities: int = 4, decay: float = 0.5,
-                 new_chunks: int | None = None) -> None:
-        if min(max_entities, max_edges, max_passages) < 1 or carry_entities < 0 or not 0.0 <= decay <= 1.0 \
-                or (new_chunks is not None and new_chunks < 0):
-            raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities and "
-                             "new_chunks at least 0, decay between 0 and 1")
-        self.new_chunks = new_chunks
+                 new_chunks: int | None = None, admit_ratio: float | None = ADMIT_RATIO,
+                 rows_of_new_chunks: bool = True) -> None:
+        if min(max_entities, max_edges, max_passages) < 1 or carry_entities < 0 or not 0.0 <= decay <= 1.0:
+            raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities at "
+                             "least 0, decay between 0 and 1")
+        self.admission = Admission(new_chunks, admit_ratio)
+        self.new_chunks, self.admit_ratio, self.rows_of_new_chunks = new_chunks, admit_ratio, rows_of_new_chunks
         self.index = index
         self.mode = check_mode(mode)
         self.max_entities, self.max_edges, self.max_passages = max_entities, max_edges, max_passages
@@ -217,24 +210,17 @@ class MiniRAGSession:
         return self._record(question, self._new_within_limit(result, k), carried)
 
     def _depth(self, overrides: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """The turn's top_k, and the overrides to rank by: twice as deep when ``new_chunks`` may
-        pass over new chunks for ones sent before."""
+        """The turn's top_k, and the overrides to rank by: twice as deep when a follow-up's
+        admission may pass over new chunks for ones sent before."""
         k = int(overrides.get("top_k") or self.index.settings.top_k)
-        if self.new_chunks is None or not self.turns:
+        if not self.admission.bounded or not self.turns:
             return k, overrides
         return k, {**overrides, "top_k": 2 * k}
 
     def _new_within_limit(self, result: RetrievalResult, k: int) -> RetrievalResult:
-        """The best ``k`` chunks of ``result`` holding at most ``new_chunks`` not sent before."""
-        if self.new_chunks is None or not self.turns:
-            return result
-        kept, new = [], 0
-        for chunk in result.chunks:
-            fresh = chunk.chunk_id not in self.passages
-            if len(kept) < k and (not fresh or new < self.new_chunks):
-                kept.append(chunk)
-                new += fresh
-        result.chunks = kept
+        """A follow-up's chunks: the best ``k`` of ``result`` its admission keeps."""
+        if self.turns:
+            result.chunks = self.admission.select(result.chunks, self.passages, k)
         return result
 
     def _record(self, question: str, result: RetrievalResult, carried: list[str]) -> SessionResult:
@@ -251,11 +237,12 @@ class MiniRAGSession:
             passages[chunk.chunk_id] = number
             self.passages[chunk.chunk_id] = (number, turn)
         shown = select_rows(result)
-        fresh = ContextRows(  # a path all of whose steps an earlier turn sent tells nothing new
-            [c for c in shown.candidates if ("candidate", c) not in self.sent_rows],
-            [e for e in shown.edges if _edge_key(e.source, e.target) not in self.sent_rows],
-            [p for p in shown.paths if not all(k in self.sent_rows for k in _path_steps(p))])
-        self.sent_rows.update({key: turn for key in _row_keys(shown)})
+        touching = None
+        if self.rows_of_new_chunks and turn > 1:
+            touching = {e for c in result.chunks if c.chunk_id in new for e in c.entities}
+        fresh = unsent_rows(shown, self.sent_rows, touching)
+        sent_now = row_keys(fresh) + [key for key in row_keys(shown) if key in self.sent_rows]
+        self.sent_rows.update(dict.fromkeys(sent_now, turn))
         query_entities = self._query_entities(result) + [e for e in carried if e not in result.seeds]
         answer_entities = self._answer_entities(result, query_entities)
         self._grow(result, query_entities + answer_entities)
@@ -317,7 +304,8 @@ class MiniRAGSession:
         return {"format": FORMAT_VERSION, "mode": self.mode,
                 "limits": {"max_entities": self.max_entities, "max_edges": self.max_edges,
                            "max_passages": self.max_passages, "carry_entities": self.carry_entities,
-                           "decay": self.decay, "new_chunks": self.new_chunks},
+                           "decay": self.decay, "new_chunks": self.new_chunks, "admit_ratio": self.admit_ratio,
+                           "rows_of_new_chunks": self.rows_of_new_chunks},
                 "entities": self.entities, "edges": [[u, v, s] for (u, v), s in self.edges.items()],
                 "passages": {c: list(p) for c, p in self.passages.items()},
                 "sent_rows": [[*k, t] for k, t in self.sent_rows.items()],
@@ -332,7 +320,9 @@ class MiniRAGSession:
         if not isinstance(data, Mapping) or data.get("format") != FORMAT_VERSION:
             raise ValueError(f"not a saved session of format {FORMAT_VERSION}")
         try:
-            session = cls(index, mode=str(data["mode"]), **dict(data["limits"]))
+            # a session saved before follow-ups had an admission sent every new chunk and row
+            limits = {"admit_ratio": None, "rows_of_new_chunks": False, **dict(data["limits"])}
+            session = cls(index, mode=str(data["mode"]), **limits)
             session.entities = {str(e): float(s) for e, s in data["entities"].items()}
             session.edges = {(str(u), str(v)): float(s) for u, v, s in data["edges"]}
             session.passages = {str(c): (int(n), int(t)) for c, (n, t) in data["passages"].items()}

@@ -106,7 +106,8 @@ def test_a_session_leaves_the_index_unchanged(index: MiniRAGIndex) -> None:
 
 
 def test_new_chunks_bounds_what_a_follow_up_sends_in_full(index: MiniRAGIndex) -> None:
-    free, bounded = index.session(), index.session(new_chunks=0)
+    free = index.session(admit_ratio=None, rows_of_new_chunks=False)
+    bounded = index.session(new_chunks=0, admit_ratio=None, rows_of_new_chunks=False)
     tokens = {"free": 0, "bounded": 0}
     for question in [*CHAIN, "Which river runs through Boston?"]:
         wide, narrow = free.query(question, top_k=3), bounded.query(question, top_k=3)
