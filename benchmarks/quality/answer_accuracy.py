@@ -50,6 +50,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--split", default=devsets.TEST)
     p.add_argument("--limit", type=int, default=None, help="at most this many questions per set")
+    p.add_argument("--start", type=int, default=0,
+                   help="skip the first N questions of each set (a second process takes a later share)")
     p.add_argument("--token-budget", type=int, default=600, help="context tokens per answer (retrieval budget)")
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--n-ctx", type=int, default=4096)
@@ -135,7 +137,7 @@ def run_set(run: ModelRun, name: str, args: argparse.Namespace, report: dict, sa
     from minirag_core.retrieval.query.model_mapping import LLMQueryMapper
 
     data = devsets.load(name)
-    questions = [q for q in data.half(args.split) if q.answer.strip() and q.type != "Null"][: args.limit]
+    questions = [q for q in data.half(args.split) if q.answer.strip() and q.type != "Null"][: args.limit][args.start:]
     index, build = open_corpus_index(workdir_for(DEFAULT_OUT, name, None), data.documents)
     mapper = LLMQueryMapper(run.mapper_llm, fallback=index.query_mapper)
     entry = report["sets"].setdefault(name, {"answers": [], "mapping": []})
