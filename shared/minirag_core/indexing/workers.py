@@ -6,7 +6,8 @@ per worker, until ``MiniRAGIndex.close()`` (or the index is collected). The inse
 worker (a spawned process, or a Ray task with ``worker_backend="ray"``: ``ray_backend.py``; what
 the worker runs is ``worker_tasks.py``), which extracts them and embeds what the writer will most likely embed for them: the chunks'
 windows, their entities' names and their relations' texts, as a graph of the batch alone would
-have them. The writer, this process, takes the results in batch order and applies them exactly as
+have them. With processes, the writer is one of the N: it starts N - 1 and, instead of waiting on
+them (while they start, above all), prepares batches itself the same way (``pipelined``). The writer, this process, takes the results in batch order and applies them exactly as
 one worker does, reading each vector it needs from the worker's by text (``PrecomputedEmbedder``)
 and embedding the rest itself, so the index equals the one-worker index up to the float noise of
 other batch shapes (cosine >= 0.99999 per vector).
@@ -24,7 +25,7 @@ from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor
 from minirag_core.indexing import worker_count
 from minirag_core.indexing.cached_extraction import cached_results, extract_cached, store_results
-from minirag_core.indexing.worker_tasks import Prepared, init_worker, prepare_in_worker, worker_state
+from minirag_core.indexing.worker_tasks import Prepared, init_process_worker, prepare, prepare_in_worker, worker_state
 from minirag_core.types import Chunk, ExtractionResult
 
 B = TypeVar("B")
@@ -66,7 +67,25 @@ class Pending(Protocol):
 
     def result(self) -> Prepared: ...
 
+    def done(self) -> bool: ...
+
     def cancel(self) -> Any: ...
+
+
+class Ready:
+    """A batch the writer prepared itself, as a finished ``Pending``."""
+
+    def __init__(self, prepared: Prepared) -> None:
+        self.prepared = prepared
+
+    def result(self) -> Prepared:
+        return self.prepared
+
+    def done(self) -> bool:
+        return True
+
+    def cancel(self) -> bool:
+        return False
 
 
 class Pool(Protocol):
@@ -76,17 +95,17 @@ class Pool(Protocol):
 
 
 class ProcessPool:
-    """``workers`` spawned processes (spawn: no fork of a process holding torch and Chroma threads)."""
+    """``workers`` spawned processes (spawn: no fork of a process holding torch and Chroma threads),
+    torch on ``threads`` threads in each."""
 
     KEY = "process"
 
-    def __init__(self, state: tuple[Extractor, Embedder], workers: int) -> None:
+    def __init__(self, state: tuple[Extractor, Embedder], workers: int, threads: int) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        threads = max(1, worker_count.available_cores() // workers)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=init_worker, initargs=(self.KEY, state, threads))
+                                         initializer=init_process_worker, initargs=(self.KEY, state, threads))
 
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending:
         return self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
@@ -98,12 +117,17 @@ class ProcessPool:
 def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
               cached: Callable[[list[Chunk]], list[ExtractionResult | None]],
               store: Callable[[list[Chunk], list[ExtractionResult | None]], None],
-              submit: Callable[[list[Chunk]], Pending], depth: int) -> Iterator[tuple[B, Prepared]]:
-    """Each batch with its results, in order, up to ``depth`` batches under way ahead of the
-    writer. ``cached`` gives each chunk's cached result (None: not cached); chunks without one go
-    to ``submit``, and ``store`` caches what comes back. Batches still under way when the writer
-    stops (an error) are cancelled."""
+              submit: Callable[[list[Chunk]], Pending], depth: int,
+              local: Callable[[list[Chunk]], Prepared] | None = None) -> Iterator[tuple[B, Prepared]]:
+    """Each batch with its results, in order. ``cached`` gives each chunk's cached result (None:
+    not cached); chunks without one go to ``submit``, and ``store`` caches what comes back.
+    Without ``local``, up to ``depth`` batches are under way ahead of the writer. With it, the
+    writer does not wait: while ``depth`` batches it submitted are unfinished (the pool still
+    starting, or busy), it prepares the next batch itself (``local``), and writes each batch as
+    soon as it and those before it are done. Batches still under way when the writer stops
+    (an error) are cancelled."""
     queue: deque[tuple[B, list[Chunk], list[ExtractionResult | None], list[int], Pending | None]] = deque()
+    bound = depth if local is None else 2 * depth + 2  # batches held ahead of the writer
 
     def finish() -> tuple[B, Prepared]:
         batch, chunks, found, missing, pending = queue.popleft()
@@ -113,13 +137,23 @@ def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
         store([chunks[i] for i in missing], prepared.extractions)
         return batch, Prepared(found, prepared.vectors, prepared.pid, prepared.models_held)
 
+    def head_done() -> bool:
+        pending = queue[0][4]
+        return pending is None or pending.done()
+
+    def start(todo: list[Chunk]) -> Pending:
+        busy = sum(1 for *_, p in queue if p is not None and not isinstance(p, Ready) and not p.done())
+        if local is None or busy < depth:
+            return submit(todo)
+        return Ready(local(todo))
+
     try:
         for batch in batches:
             chunks = chunks_of(batch)
             found = cached(chunks)
             missing = [i for i, e in enumerate(found) if e is None]
-            queue.append((batch, chunks, found, missing, submit([chunks[i] for i in missing]) if missing else None))
-            if len(queue) > depth:
+            queue.append((batch, chunks, found, missing, start([chunks[i] for i in missing]) if missing else None))
+            while queue and (len(queue) > bound or (local is not None and head_done())):
                 yield finish()
         while queue:
             yield finish()
@@ -157,8 +191,8 @@ class IndexWorkers:
                 from minirag_core.indexing.ray_backend import RayPool
 
                 pool: Pool = RayPool(state)
-            else:
-                pool = ProcessPool(state, self.count)
+            else:  # the writer prepares batches too: one process fewer to start
+                pool = ProcessPool(state, self.count - 1, max(1, worker_count.available_cores() // self.count))
             self._pool, self._closer = pool, weakref.finalize(self, pool.close)
         return self._pool
 
@@ -174,10 +208,13 @@ class IndexWorkers:
         if pool is None:
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
 
-        extractor, cache = self.extractor, self.cache
+        extractor, embedder, cache = self.extractor, self.embedder, self.cache
+        helps = self.backend == "process"
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
                          lambda chunks, found: store_results(extractor, cache, chunks, found),
-                         lambda chunks: pool.submit(chunks, index_relations), max(1, self.count))
+                         lambda chunks: pool.submit(chunks, index_relations),
+                         2 * (self.count - 1) if helps else max(1, self.count),
+                         (lambda chunks: prepare(extractor, embedder, chunks, index_relations)) if helps else None)
 
     def close(self) -> None:
         """Shut the pool down (a later insert starts another)."""

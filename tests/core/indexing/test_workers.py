@@ -104,10 +104,11 @@ def test_two_workers_build_the_one_worker_index_in_one_pool_for_the_index_life(t
         report = two.insert(docs[:-2])
         first = origins.take()
         assert not report.failed_chunks
-        workers = {pid for pid, _ in first}
-        assert os.getpid() not in workers and all(held == 1 for _, held in first)  # the work ran in the pool
-        two.insert(docs[-2:])  # a second insert: the same processes, each still holding one model
-        second = origins.take()
+        workers = {pid for pid, _ in first if pid != os.getpid()}
+        assert len(workers) == 1  # the writer is one of the two: it started one process
+        assert all(held == (1 if pid in workers else 0) for pid, held in first)
+        two.insert(docs[-2:])  # a second insert: the same process, still holding one model
+        second = [(pid, held) for pid, held in origins.take() if pid != os.getpid()]
         assert second and {pid for pid, _ in second} <= workers and all(held == 1 for _, held in second)
         assert_same_index(one, two)
         again = two.insert(docs)  # unchanged: nothing extracted or written again
@@ -116,10 +117,13 @@ def test_two_workers_build_the_one_worker_index_in_one_pool_for_the_index_life(t
 
 
 class _Done:
-    """A batch whose "extraction" runs when its result is asked for."""
+    """A batch whose "extraction" runs when its result is asked for (``done``: ``finished``)."""
 
-    def __init__(self, chunks: list[Chunk]) -> None:
-        self.chunks, self.cancelled = chunks, False
+    def __init__(self, chunks: list[Chunk], finished: bool = False) -> None:
+        self.chunks, self.cancelled, self.finished = chunks, False, finished
+
+    def done(self) -> bool:
+        return self.finished
 
     def result(self) -> Prepared:
         return Prepared([ExtractionResult(content_keywords=[c.id]) for c in self.chunks],
@@ -132,13 +136,14 @@ class _Done:
 class _Pool:
     """Records the chunks of each submitted batch, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, finished: bool = False) -> None:
         self.submitted: list[list[str]] = []
         self.pending: list[_Done] = []
+        self.finished = finished
 
     def submit(self, chunks: list[Chunk]) -> _Done:
         self.submitted.append([c.id for c in chunks])
-        self.pending.append(_Done(chunks))
+        self.pending.append(_Done(chunks, self.finished))
         return self.pending[-1]
 
 
@@ -168,6 +173,26 @@ def test_pipelined_cancels_the_batches_under_way_when_the_writer_stops() -> None
     assert [p.cancelled for p in pool.pending] == [False, True, True]
 
 
+@pytest.mark.parametrize("pool_keeps_up", [False, True])
+def test_pipelined_writer_prepares_batches_itself_while_the_pool_is_busy(pool_keeps_up) -> None:
+    chunks = [Chunk(id=f"c{i}", doc_id="d", order=i, text=f"text {i}", n_tokens=2) for i in range(8)]
+    batches = [chunks[i:i + 2] for i in range(0, 8, 2)]
+    pool, here = _Pool(finished=pool_keeps_up), []
+
+    def local(cs: list[Chunk]) -> Prepared:
+        here.append([c.id for c in cs])
+        return _Done(cs).result()
+
+    out = list(pipelined(batches, list, lambda cs: [None] * len(cs), lambda cs, found: None, pool.submit,
+                         depth=2, local=local))
+    assert [b for b, _ in out] == batches  # in order, wherever prepared
+    assert [e.content_keywords[0] for _, p in out for e in p.extractions] == [c.id for c in chunks]
+    if pool_keeps_up:  # every batch done before the next: all to the pool
+        assert pool.submitted == [[c.id for c in b] for b in batches] and here == []
+    else:  # two under way and unfinished: the writer does the rest
+        assert pool.submitted == [["c0", "c1"], ["c2", "c3"]] and here == [["c4", "c5"], ["c6", "c7"]]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(worker_count.available_cores() < 2, reason="one core: the default is one worker")
 def test_the_default_build_runs_in_workers_when_large_enough_and_equals_one_worker(tmp_path, monkeypatch,
@@ -185,7 +210,7 @@ def test_the_default_build_runs_in_workers_when_large_enough_and_equals_one_work
         default.insert(small)  # below the size worth a pool: in this process
         assert {pid for pid, _ in origins.take()} == {os.getpid()} and not default.workers.running
         default.insert(large)
-        assert os.getpid() not in {pid for pid, _ in origins.take()} and default.workers.running
+        assert {pid for pid, _ in origins.take()} - {os.getpid()} and default.workers.running  # a worker's too
         assert_same_index(one, default)
 
 
