@@ -16,7 +16,7 @@ TARGETS: list[tuple[str, str, str]] = [
     ("minirag_core.indexing.workers.IndexWorkers", "extract_here", "extraction: rules and reading"),
     ("minirag_core.extraction.offline_extractor", "parse", "extraction: spaCy parse"),
     ("minirag_core.extraction.entity_typing.EntityTyper", "type_of", "extraction: zero-shot typing"),
-    ("minirag_core.llm.cache.LLMCallCache", "put", "saves: extraction cache"),
+    ("minirag_core.llm.cache.LLMCallCache", "put_many", "saves: extraction cache"),
     ("minirag_core.graph.heterogeneous", "add_chunk", "graph: add chunks"),
     ("minirag_core.indexing.graph_writes", "consolidate_aliases", "graph: aliases"),
     ("minirag_core.indexing.graph_writes", "sync_vectors", "vectors: sync bookkeeping"),

@@ -6,8 +6,8 @@ per worker, until ``MiniRAGIndex.close()`` (or the index is collected). The inse
 worker (a spawned process, or a Ray task with ``worker_backend="ray"``: ``ray_backend.py``; what
 the worker runs is ``worker_tasks.py``), which extracts them and embeds what the writer will most likely embed for them: the chunks'
 windows, their entities' names and their relations' texts, as a graph of the batch alone would
-have them. With processes, the writer is one of the N: it starts N - 1 and, instead of waiting on
-them (while they start, above all), prepares batches itself the same way (``pipelined``). The writer, this process, takes the results in batch order and applies them exactly as
+have them. With processes, the writer is one of the N: it starts N - 1 and prepares batches itself
+too, in a thread, the first while they start (``batch_lanes.py``). The writer, this process, takes the results in batch order and applies them exactly as
 one worker does, reading each vector it needs from the worker's by text (``PrecomputedEmbedder``)
 and embedding the rest itself, so the index equals the one-worker index up to the float noise of
 other batch shapes (cosine >= 0.99999 per vector).
@@ -15,8 +15,8 @@ other batch shapes (cosine >= 0.99999 per vector).
 
 from __future__ import annotations
 
-from collections import deque
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -24,6 +24,7 @@ import numpy as np
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor
 from minirag_core.indexing import worker_count
+from minirag_core.indexing.batch_lanes import Lane, Pending, pipelined
 from minirag_core.indexing.cached_extraction import cached_results, extract_cached, store_results
 from minirag_core.indexing.worker_tasks import Prepared, init_process_worker, prepare, prepare_in_worker, worker_state
 from minirag_core.types import Chunk, ExtractionResult
@@ -62,34 +63,11 @@ class PrecomputedEmbedder:
 BACKENDS = ("process", "ray")
 
 
-class Pending(Protocol):
-    """A batch under way in a worker."""
-
-    def result(self) -> Prepared: ...
-
-    def done(self) -> bool: ...
-
-    def cancel(self) -> Any: ...
-
-
-class Ready:
-    """A batch the writer prepared itself, as a finished ``Pending``."""
-
-    def __init__(self, prepared: Prepared) -> None:
-        self.prepared = prepared
-
-    def result(self) -> Prepared:
-        return self.prepared
-
-    def done(self) -> bool:
-        return True
-
-    def cancel(self) -> bool:
-        return False
-
-
 class Pool(Protocol):
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending: ...
+
+    #: batches it takes at once
+    capacity: int
 
     def close(self) -> None: ...
 
@@ -104,6 +82,7 @@ class ProcessPool:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        self.capacity = workers
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=init_process_worker, initargs=(self.KEY, state, threads))
 
@@ -114,53 +93,20 @@ class ProcessPool:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
-              cached: Callable[[list[Chunk]], list[ExtractionResult | None]],
-              store: Callable[[list[Chunk], list[ExtractionResult | None]], None],
-              submit: Callable[[list[Chunk]], Pending], depth: int,
-              local: Callable[[list[Chunk]], Prepared] | None = None) -> Iterator[tuple[B, Prepared]]:
-    """Each batch with its results, in order. ``cached`` gives each chunk's cached result (None:
-    not cached); chunks without one go to ``submit``, and ``store`` caches what comes back.
-    Without ``local``, up to ``depth`` batches are under way ahead of the writer. With it, the
-    writer does not wait: while ``depth`` batches it submitted are unfinished (the pool still
-    starting, or busy), it prepares the next batch itself (``local``), and writes each batch as
-    soon as it and those before it are done. Batches still under way when the writer stops
-    (an error) are cancelled."""
-    queue: deque[tuple[B, list[Chunk], list[ExtractionResult | None], list[int], Pending | None]] = deque()
-    bound = depth if local is None else 2 * depth + 2  # batches held ahead of the writer
+def _prepare_here(extractor: Extractor, embedder: Embedder, chunks: list[Chunk], index_relations: bool,
+                  threads: int) -> Prepared:
+    """``prepare`` in the writer's lane, its ONNX Runtime batches on ``threads`` threads (its share
+    of the cores beside the worker processes)."""
+    from minirag_core.embedding.sentence_transformer import batch_threads_at_most
 
-    def finish() -> tuple[B, Prepared]:
-        batch, chunks, found, missing, pending = queue.popleft()
-        prepared = pending.result() if pending is not None else Prepared([])
-        for i, extraction in zip(missing, prepared.extractions):
-            found[i] = extraction
-        store([chunks[i] for i in missing], prepared.extractions)
-        return batch, Prepared(found, prepared.vectors, prepared.pid, prepared.models_held)
+    with batch_threads_at_most(threads):
+        return prepare(extractor, embedder, chunks, index_relations)
 
-    def head_done() -> bool:
-        pending = queue[0][4]
-        return pending is None or pending.done()
 
-    def start(todo: list[Chunk]) -> Pending:
-        busy = sum(1 for *_, p in queue if p is not None and not isinstance(p, Ready) and not p.done())
-        if local is None or busy < depth:
-            return submit(todo)
-        return Ready(local(todo))
-
-    try:
-        for batch in batches:
-            chunks = chunks_of(batch)
-            found = cached(chunks)
-            missing = [i for i, e in enumerate(found) if e is None]
-            queue.append((batch, chunks, found, missing, start([chunks[i] for i in missing]) if missing else None))
-            while queue and (len(queue) > bound or (local is not None and head_done())):
-                yield finish()
-        while queue:
-            yield finish()
-    finally:
-        for *_, pending in queue:
-            if pending is not None:
-                pending.cancel()
+def _stop(pool: Pool, here: ThreadPoolExecutor | None) -> None:
+    if here is not None:
+        here.shutdown(wait=True, cancel_futures=True)
+    pool.close()
 
 
 class IndexWorkers:
@@ -174,6 +120,7 @@ class IndexWorkers:
         self.count, self.backend = worker_count.resolve_workers(workers), backend
         self.extractor, self.embedder, self.cache = extractor, embedder, cache
         self._pool: Pool | None = None
+        self._here: ThreadPoolExecutor | None = None  # the writer's lane beside a process pool
         self._closer: weakref.finalize | None = None
 
     @property
@@ -190,10 +137,11 @@ class IndexWorkers:
             if self.backend == "ray":
                 from minirag_core.indexing.ray_backend import RayPool
 
-                pool: Pool = RayPool(state)
-            else:  # the writer prepares batches too: one process fewer to start
+                pool: Pool = RayPool(state, self.count)
+            else:  # the writer prepares batches too (in a thread): one process fewer to start
                 pool = ProcessPool(state, self.count - 1, max(1, worker_count.available_cores() // self.count))
-            self._pool, self._closer = pool, weakref.finalize(self, pool.close)
+                self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-writer-lane")
+            self._pool, self._closer = pool, weakref.finalize(self, _stop, pool, self._here)
         return self._pool
 
     def extract_here(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
@@ -207,17 +155,18 @@ class IndexWorkers:
         pool = self._pool_for(chars)
         if pool is None:
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
-
         extractor, embedder, cache = self.extractor, self.embedder, self.cache
-        helps = self.backend == "process"
+        lanes = [Lane(lambda chunks: pool.submit(chunks, index_relations), pool.capacity)]
+        if self._here is not None:  # the writer's own lane first: it has no start-up
+            here, threads = self._here, max(1, worker_count.available_cores() // self.count)
+            lanes.insert(0, Lane(lambda chunks: here.submit(_prepare_here, extractor, embedder, chunks,
+                                                            index_relations, threads), 1))
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
-                         lambda chunks, found: store_results(extractor, cache, chunks, found),
-                         lambda chunks: pool.submit(chunks, index_relations),
-                         2 * (self.count - 1) if helps else max(1, self.count),
-                         (lambda chunks: prepare(extractor, embedder, chunks, index_relations)) if helps else None)
+                         lambda chunks, found: store_results(extractor, cache, chunks, found), lanes,
+                         2 * self.count + 2)
 
     def close(self) -> None:
         """Shut the pool down (a later insert starts another)."""
         if self._closer is not None:
             self._closer()
-        self._pool = self._closer = None
+        self._pool = self._here = self._closer = None

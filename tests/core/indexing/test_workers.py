@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,8 @@ import pytest
 from minirag_core.indexing import index as index_module
 from minirag_core.indexing import worker_count
 from minirag_core.indexing.index import MiniRAGIndex
-from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared, pipelined
+from minirag_core.indexing.batch_lanes import Lane, pipelined
+from minirag_core.indexing.workers import PrecomputedEmbedder, Prepared
 from minirag_core.search.vectors import WINDOWS
 from minirag_core.types import Chunk, Document, ExtractionResult
 from index_state import _graph_state, _vector_state
@@ -155,7 +157,7 @@ def test_pipelined_keeps_batch_order_reads_the_cache_and_stores_what_workers_fou
     stored: list[str] = []
     pool = _Pool()
     out = list(pipelined(batches, list, lambda cs: [cache.get(c.id) for c in cs],
-                         lambda cs, found: stored.extend(c.id for c in cs), pool.submit, depth=2))
+                         lambda cs, found: stored.extend(c.id for c in cs), [Lane(pool.submit, 2)], ahead=4))
     assert [b for b, _ in out] == batches
     assert pool.submitted == [["c0", "c2"], ["c5", "c6"]]  # the all-cached batch goes to no worker
     assert [e.content_keywords[0] for _, p in out for e in p.extractions] == ["c0", "cached", "c2", "cached",
@@ -167,30 +169,30 @@ def test_pipelined_cancels_the_batches_under_way_when_the_writer_stops() -> None
     chunks = [Chunk(id=f"c{i}", doc_id="d", order=i, text=f"text {i}", n_tokens=2) for i in range(6)]
     pool = _Pool()
     batches = pipelined([chunks[i:i + 2] for i in range(0, 6, 2)], list, lambda cs: [None] * len(cs),
-                        lambda cs, found: None, pool.submit, depth=2)
+                        lambda cs, found: None, [Lane(pool.submit, 3)], ahead=4)
     next(batches)  # the writer takes the first batch, then fails
     batches.close()
     assert [p.cancelled for p in pool.pending] == [False, True, True]
 
 
-@pytest.mark.parametrize("pool_keeps_up", [False, True])
-def test_pipelined_writer_prepares_batches_itself_while_the_pool_is_busy(pool_keeps_up) -> None:
-    chunks = [Chunk(id=f"c{i}", doc_id="d", order=i, text=f"text {i}", n_tokens=2) for i in range(8)]
-    batches = [chunks[i:i + 2] for i in range(0, 8, 2)]
-    pool, here = _Pool(finished=pool_keeps_up), []
-
-    def local(cs: list[Chunk]) -> Prepared:
-        here.append([c.id for c in cs])
-        return _Done(cs).result()
-
-    out = list(pipelined(batches, list, lambda cs: [None] * len(cs), lambda cs, found: None, pool.submit,
-                         depth=2, local=local))
+def test_pipelined_sends_each_batch_to_the_first_lane_with_room_and_keeps_the_order() -> None:
+    chunks = [Chunk(id=f"c{i}", doc_id="d", order=i, text=f"text {i}", n_tokens=2) for i in range(10)]
+    batches = [chunks[i:i + 2] for i in range(0, 10, 2)]
+    slow, quick = _Pool(), _Pool(finished=True)  # a pool still starting; the writer's lane, done at once
+    out = list(pipelined(batches, list, lambda cs: [None] * len(cs), lambda cs, found: None,
+                         [Lane(quick.submit, 1), Lane(slow.submit, 1)], ahead=8))
     assert [b for b, _ in out] == batches  # in order, wherever prepared
     assert [e.content_keywords[0] for _, p in out for e in p.extractions] == [c.id for c in chunks]
-    if pool_keeps_up:  # every batch done before the next: all to the pool
-        assert pool.submitted == [[c.id for c in b] for b in batches] and here == []
-    else:  # two under way and unfinished: the writer does the rest
-        assert pool.submitted == [["c0", "c1"], ["c2", "c3"]] and here == [["c4", "c5"], ["c6", "c7"]]
+    assert quick.submitted == [[c.id for c in b] for b in batches] and slow.submitted == []
+    slow, busy = _Pool(), _Pool()  # both lanes full: the writer waits until one has room
+    gen = pipelined(batches, list, lambda cs: [None] * len(cs), lambda cs, found: None,
+                    [Lane(busy.submit, 1), Lane(slow.submit, 1)], ahead=8)
+    threading.Timer(0.2, lambda: setattr(busy.pending[0], "finished", True)).start()
+    first = next(gen)  # the first lane's batch finished: the next batch went there, then the first came out
+    assert first[0] == batches[0] and busy.submitted == [["c0", "c1"], ["c4", "c5"]]
+    assert slow.submitted == [["c2", "c3"]]
+    gen.close()
+    assert slow.pending[0].cancelled and busy.pending[1].cancelled
 
 
 @pytest.mark.slow
