@@ -103,10 +103,13 @@ def _prepare_here(extractor: Extractor, embedder: Embedder, chunks: list[Chunk],
         return prepare(extractor, embedder, chunks, index_relations)
 
 
-def _stop(pool: Pool, here: ThreadPoolExecutor | None) -> None:
+def _stop(running: dict[str, Any]) -> None:
+    """Stop the writer's lane, then the pool."""
+    here, pool = running.pop("here", None), running.pop("pool", None)
     if here is not None:
         here.shutdown(wait=True, cancel_futures=True)
-    pool.close()
+    if pool is not None:
+        pool.close()
 
 
 class IndexWorkers:
@@ -119,30 +122,34 @@ class IndexWorkers:
             raise ValueError(f"worker_backend {backend!r}: choose 'process' or 'ray'")
         self.count, self.backend = worker_count.resolve_workers(workers), backend
         self.extractor, self.embedder, self.cache = extractor, embedder, cache
-        self._pool: Pool | None = None
-        self._here: ThreadPoolExecutor | None = None  # the writer's lane beside a process pool
-        self._closer: weakref.finalize | None = None
+        self._running: dict[str, Any] = {}  # "pool", and "here": the writer's lane beside a process pool
+        self._closer = weakref.finalize(self, _stop, self._running)
 
     @property
     def running(self) -> bool:
-        return self._pool is not None
+        """Whether the pool has started (it is kept for the index's life)."""
+        return "pool" in self._running
 
-    def _pool_for(self, chars: int) -> Pool | None:
-        """The running pool, or one started now: with the process backend, not for one worker
-        nor for an insert of fewer than ``MIN_POOL_CHARS`` characters (it stays in this process)."""
-        if self._pool is None:
-            if self.backend == "process" and (self.count <= 1 or chars < worker_count.MIN_POOL_CHARS):
-                return None
+    def _uses_pool(self, chars: int) -> bool:
+        """Whether an insert of ``chars`` characters goes to lanes: with the process backend, not
+        with one worker nor below ``MIN_POOL_CHARS`` characters (unless the pool runs already)."""
+        if self.running or self.backend == "ray":
+            return True
+        return self.count > 1 and chars >= worker_count.MIN_POOL_CHARS
+
+    def _pool(self) -> Pool:
+        """The running pool, or one started now."""
+        pool = self._running.get("pool")
+        if pool is None:
             state = worker_state(self.extractor, self.embedder)
             if self.backend == "ray":
                 from minirag_core.indexing.ray_backend import RayPool
 
-                pool: Pool = RayPool(state, self.count)
-            else:  # the writer prepares batches too (in a thread): one process fewer to start
+                pool = RayPool(state, self.count)
+            else:  # the writer is one of the N
                 pool = ProcessPool(state, self.count - 1, max(1, worker_count.available_cores() // self.count))
-                self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-writer-lane")
-            self._pool, self._closer = pool, weakref.finalize(self, _stop, pool, self._here)
-        return self._pool
+            self._running["pool"] = pool
+        return pool
 
     def extract_here(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         """``chunks`` extracted in this process, through the extraction cache."""
@@ -150,15 +157,21 @@ class IndexWorkers:
 
     def prepared(self, batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]], chars: int,
                  index_relations: bool) -> Iterator[tuple[B, Prepared]]:
-        """The batches of an insert of ``chars`` characters with their results, extracted here
-        or in the pool, read through the extraction cache."""
-        pool = self._pool_for(chars)
-        if pool is None:
+        """The batches of an insert of ``chars`` characters with their results, read through the
+        extraction cache and prepared here or in the lanes: with processes, the writer's own
+        thread first (it has no start-up), and N - 1 worker processes, started when a second batch
+        finds the writer's lane busy (an insert of one batch never starts them)."""
+        if not self._uses_pool(chars):
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
+        worker_state(self.extractor, self.embedder)  # refused now, not after a first batch, if it cannot travel
         extractor, embedder, cache = self.extractor, self.embedder, self.cache
-        lanes = [Lane(lambda chunks: pool.submit(chunks, index_relations), pool.capacity)]
-        if self._here is not None:  # the writer's own lane first: it has no start-up
-            here, threads = self._here, max(1, worker_count.available_cores() // self.count)
+        lanes = [Lane(lambda chunks: self._pool().submit(chunks, index_relations),
+                      self.count if self.backend == "ray" else self.count - 1)]
+        if self.backend == "process":
+            if "here" not in self._running:
+                self._running["here"] = ThreadPoolExecutor(1, thread_name_prefix="minirag-writer-lane")
+            here = self._running["here"]
+            threads = max(1, worker_count.available_cores() // self.count)
             lanes.insert(0, Lane(lambda chunks: here.submit(_prepare_here, extractor, embedder, chunks,
                                                             index_relations, threads), 1))
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
@@ -167,6 +180,4 @@ class IndexWorkers:
 
     def close(self) -> None:
         """Shut the pool down (a later insert starts another)."""
-        if self._closer is not None:
-            self._closer()
-        self._pool = self._here = self._closer = None
+        _stop(self._running)

@@ -95,7 +95,7 @@ def alive(pid: int) -> bool:
 @pytest.mark.slow
 def test_two_workers_build_the_one_worker_index_in_one_pool_for_the_index_life(tmp_path, monkeypatch,
                                                                                 embedder) -> None:
-    monkeypatch.setattr(index_module, "INSERT_BATCH_CHUNKS", 6)  # several batches in flight at once
+    monkeypatch.setattr(index_module, "INSERT_BATCH_CHUNKS", 2)  # several batches in flight at once
     monkeypatch.setattr(worker_count, "MIN_POOL_CHARS", 0)
     origins = BatchOrigins(monkeypatch)
     docs = corpus()
