@@ -163,7 +163,8 @@ class IndexWorkers:
         finds the writer's lane busy (an insert of one batch never starts them)."""
         if not self._uses_pool(chars):
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
-        worker_state(self.extractor, self.embedder)  # refused now, not after a first batch, if it cannot travel
+        if not self.running:  # refused now, not after a first batch, if they cannot travel
+            worker_state(self.extractor, self.embedder)
         extractor, embedder, cache = self.extractor, self.embedder, self.cache
         lanes = [Lane(lambda chunks: self._pool().submit(chunks, index_relations),
                       self.count if self.backend == "ray" else self.count - 1)]
