@@ -94,12 +94,12 @@ class ProcessPool:
 
 
 def _prepare_here(extractor: Extractor, embedder: Embedder, chunks: list[Chunk], index_relations: bool,
-                  threads: int) -> Prepared:
-    """``prepare`` in the writer's lane, its ONNX Runtime batches on ``threads`` threads (its share
-    of the cores beside the worker processes)."""
+                  threads: Callable[[], int]) -> Prepared:
+    """``prepare`` in the writer's lane, its ONNX Runtime batches on at most ``threads()`` threads
+    (asked as the batch starts: its share of the cores once worker processes run beside it)."""
     from minirag_core.embedding.sentence_transformer import batch_threads_at_most
 
-    with batch_threads_at_most(threads):
+    with batch_threads_at_most(threads()):
         return prepare(extractor, embedder, chunks, index_relations)
 
 
@@ -172,9 +172,10 @@ class IndexWorkers:
             if "here" not in self._running:
                 self._running["here"] = ThreadPoolExecutor(1, thread_name_prefix="minirag-writer-lane")
             here = self._running["here"]
-            threads = max(1, worker_count.available_cores() // self.count)
+            cores = worker_count.available_cores()
+            share = lambda: max(1, cores // self.count) if self.running else cores  # noqa: E731
             lanes.insert(0, Lane(lambda chunks: here.submit(_prepare_here, extractor, embedder, chunks,
-                                                            index_relations, threads), 1))
+                                                            index_relations, share), 1))
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
                          lambda chunks, found: store_results(extractor, cache, chunks, found), lanes,
                          2 * self.count + 2)

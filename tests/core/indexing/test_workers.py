@@ -100,16 +100,16 @@ def test_two_workers_build_the_one_worker_index_in_one_pool_for_the_index_life(t
     origins = BatchOrigins(monkeypatch)
     docs = corpus()
     one = MiniRAGIndex(tmp_path / "one", embedder=embedder, workers=1)
-    one.insert(docs[:-2]), one.insert(docs[-2:])
+    one.insert(docs[:8]), one.insert(docs[8:])
     assert {pid for pid, _ in origins.take()} == {os.getpid()}
     with MiniRAGIndex(tmp_path / "two", embedder=embedder, workers=2) as two:
-        report = two.insert(docs[:-2])
+        report = two.insert(docs[:8])
         first = origins.take()
         assert not report.failed_chunks
         workers = {pid for pid, _ in first if pid != os.getpid()}
         assert len(workers) == 1  # the writer is one of the two: it started one process
         assert all(held == (1 if pid in workers else 0) for pid, held in first)
-        two.insert(docs[-2:])  # a second insert: the same process, still holding one model
+        two.insert(docs[8:])  # a second insert (several batches): the same process, still holding one model
         second = [(pid, held) for pid, held in origins.take() if pid != os.getpid()]
         assert second and {pid for pid, _ in second} <= workers and all(held == 1 for _, held in second)
         assert_same_index(one, two)
