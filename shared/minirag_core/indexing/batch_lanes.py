@@ -26,10 +26,11 @@ class Pending(Protocol):
 
 
 class Lane(NamedTuple):
-    """Where batches can go: ``submit`` starts one, at most ``capacity`` unfinished at once."""
+    """Where batches can go: ``submit`` starts one, at most ``capacity()`` unfinished at once (asked
+    each time: a lane may open or close as the build goes)."""
 
     submit: Callable[[list[Chunk]], Pending]
-    capacity: int
+    capacity: Callable[[], int]
 
 
 def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
@@ -62,7 +63,7 @@ def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
         for *_, pending, lane in queue:
             if pending is not None and not pending.done():
                 busy[lane] += 1
-        return next((i for i, lane in enumerate(lanes) if busy[i] < lane.capacity), None)
+        return next((i for i, lane in enumerate(lanes) if busy[i] < lane.capacity()), None)
 
     try:
         for batch in batches:

@@ -50,8 +50,7 @@ class RayPool:
     """Batches as Ray tasks; the extractor and embedder go to the object store once per pool,
     which an index keeps for its life."""
 
-    def __init__(self, state: tuple[Any, Any], capacity: int) -> None:
-        self.capacity = capacity  # tasks under way at once
+    def __init__(self, state: tuple[Any, Any]) -> None:
         ray = _ray()
         if not ray.is_initialized():
             ray.init(log_to_driver=False)

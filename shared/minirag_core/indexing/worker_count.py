@@ -16,7 +16,7 @@ WORKER_MEMORY_BYTES = 3 << 29
 #: Measured on 2 cores, passages inserted with one worker and through a new two-worker pool:
 #: 44 k characters 52 s against 59 s, 113 k 127 s against 103 s; the lines through them cross
 #: at about 60 k (the pool's start-up: ~26 s there), rounded up (``docs/scale_out.md``). Above it the
-#: writer prepares batches in a thread of its own and starts the other processes only when a second
+#: writer prepares the first batch in a thread of its own and starts the processes only when a second
 #: batch finds that thread busy (``workers.py``).
 MIN_POOL_CHARS = 75_000
 

@@ -6,8 +6,8 @@ per worker, until ``MiniRAGIndex.close()`` (or the index is collected). The inse
 worker (a spawned process, or a Ray task with ``worker_backend="ray"``: ``ray_backend.py``; what
 the worker runs is ``worker_tasks.py``), which extracts them and embeds what the writer will most likely embed for them: the chunks'
 windows, their entities' names and their relations' texts, as a graph of the batch alone would
-have them. With processes, the writer is one of the N: it starts N - 1 and prepares batches itself
-too, in a thread, the first while they start (``batch_lanes.py``). The writer, this process, takes the results in batch order and applies them exactly as
+have them. With processes, the writer prepares batches itself too, in a thread, while they start:
+the first, and any they have no room for until one comes back (``batch_lanes.py``). The writer, this process, takes the results in batch order and applies them exactly as
 one worker does, reading each vector it needs from the worker's by text (``PrecomputedEmbedder``)
 and embedding the rest itself, so the index equals the one-worker index up to the float noise of
 other batch shapes (cosine >= 0.99999 per vector).
@@ -66,9 +66,6 @@ BACKENDS = ("process", "ray")
 class Pool(Protocol):
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending: ...
 
-    #: batches it takes at once
-    capacity: int
-
     def close(self) -> None: ...
 
 
@@ -82,12 +79,14 @@ class ProcessPool:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.capacity = workers
+        self.warm = False  # a batch has come back: the processes have started
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=init_process_worker, initargs=(self.KEY, state, threads))
 
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending:
-        return self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
+        future = self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
+        future.add_done_callback(lambda _: setattr(self, "warm", True))
+        return future
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -145,9 +144,9 @@ class IndexWorkers:
             if self.backend == "ray":
                 from minirag_core.indexing.ray_backend import RayPool
 
-                pool = RayPool(state, self.count)
-            else:  # the writer is one of the N
-                pool = ProcessPool(state, self.count - 1, max(1, worker_count.available_cores() // self.count))
+                pool = RayPool(state)
+            else:
+                pool = ProcessPool(state, self.count, max(1, worker_count.available_cores() // self.count))
             self._running["pool"] = pool
         return pool
 
@@ -158,27 +157,28 @@ class IndexWorkers:
     def prepared(self, batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]], chars: int,
                  index_relations: bool) -> Iterator[tuple[B, Prepared]]:
         """The batches of an insert of ``chars`` characters with their results, read through the
-        extraction cache and prepared here or in the lanes: with processes, the writer's own
-        thread first (it has no start-up), and N - 1 worker processes, started when a second batch
-        finds the writer's lane busy (an insert of one batch never starts them)."""
+        extraction cache and prepared here or in the lanes. With processes, the writer's own thread
+        takes the first batch and, until the first batch comes back from the N worker processes
+        (their start-up), any batch they have no room for; the processes start when a second
+        batch finds the writer's thread busy (an insert of one batch never starts them)."""
         if not self._uses_pool(chars):
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
         if not self.running:  # refused now, not after a first batch, if they cannot travel
             worker_state(self.extractor, self.embedder)
-        extractor, embedder, cache = self.extractor, self.embedder, self.cache
+        extractor, embedder, cache, count = self.extractor, self.embedder, self.cache, self.count
+        warm = lambda: bool(getattr(self._running.get("pool"), "warm", self.backend == "ray"))  # noqa: E731
         lanes = [Lane(lambda chunks: self._pool().submit(chunks, index_relations),
-                      self.count if self.backend == "ray" else self.count - 1)]
+                      lambda: count + 1 if warm() else count)]  # warm: one waiting behind each
         if self.backend == "process":
             if "here" not in self._running:
                 self._running["here"] = ThreadPoolExecutor(1, thread_name_prefix="minirag-writer-lane")
-            here = self._running["here"]
-            cores = worker_count.available_cores()
-            share = lambda: max(1, cores // self.count) if self.running else cores  # noqa: E731
+            here, cores = self._running["here"], worker_count.available_cores()
+            share = lambda: max(1, cores // (count + 1)) if self.running else cores  # noqa: E731
             lanes.insert(0, Lane(lambda chunks: here.submit(_prepare_here, extractor, embedder, chunks,
-                                                            index_relations, share), 1))
+                                                            index_relations, share), lambda: 0 if warm() else 1))
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
                          lambda chunks, found: store_results(extractor, cache, chunks, found), lanes,
-                         2 * self.count + 2)
+                         2 * count + 2)
 
     def close(self) -> None:
         """Shut the pool down (a later insert starts another)."""
