@@ -15,11 +15,11 @@ WORKER_MEMORY_BYTES = 3 << 29
 #: processes that import torch and load the models) costs more than the workers save on it.
 #: Measured on 2 cores shared with other work (load 7-11), the same build in one process and with
 #: two workers, back to back (``bench_ingest.py --workers 1``, ``benchmarks/results/scale/less-per-char/``):
-#: the one process was faster in 9 of 12 pairs at 125-284 k characters over three versions of the
-#: pool (the last: 125 k passages 1.49x, 284 k chat 1.06x its time); the earlier crossing at ~60 k
-#: (``bench_pool_start.py``) did not hold. Above it the writer prepares the first batch in a thread
+#: over three versions of the pool the one process was faster in 9 of 10 pairs at 125-146 k
+#: characters (passages, Markdown), the pool in 2 of 3 at 284 k (chat); the earlier crossing at
+#: ~60 k (``bench_pool_start.py``) did not hold. Above it the writer prepares the first batch in a thread
 #: of its own and starts the processes only when a second batch finds that thread busy (``workers.py``).
-MIN_POOL_CHARS = 300_000
+MIN_POOL_CHARS = 200_000
 
 
 def available_cores() -> int:
