@@ -168,7 +168,7 @@ class IndexWorkers:
         extractor, embedder, cache, count = self.extractor, self.embedder, self.cache, self.count
         warm = lambda: bool(getattr(self._running.get("pool"), "warm", self.backend == "ray"))  # noqa: E731
         lanes = [Lane(lambda chunks: self._pool().submit(chunks, index_relations),
-                      lambda: count + 1 if warm() else count)]  # warm: one waiting behind each
+                      lambda: count + 1 if warm() else count)]  # once started, one more waits its turn
         if self.backend == "process":
             if "here" not in self._running:
                 self._running["here"] = ThreadPoolExecutor(1, thread_name_prefix="minirag-writer-lane")
