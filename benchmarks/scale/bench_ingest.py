@@ -16,7 +16,8 @@ so machine load hits both alike; the figures are kchar/s of each and the ratio o
 Markdown pages of ``pydantic_docs/corpus``, read as ``minirag index`` reads a folder).
 Conditions: ``pinned`` (the default): torch on ``--threads`` threads, the ``--workers`` given;
 ``default``: both systems as a user runs them, torch at its default threads and ``MiniRAGIndex``
-at its default workers (one per core; the pool's start-up counts in (a)'s time). With both,
+at its default workers (one per core; the pool's start-up counts in (a)'s time), and beside it
+the ``--workers`` counts given, if any (``--workers 1``: the same build in one process). With both,
 a table at the end sets each shape's figures under the two conditions beside each other.
 Model loads (torch, spaCy) happen once before the first timed run. After each (a) build, the
 first light-mode query is timed on its own (the build embedded the relation vectors it searches,
@@ -248,7 +249,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--data-root", type=Path, default=None, help="folder of the data sets (default: devsets')")
     p.add_argument("--limit", type=int, default=None, help="first N documents of each shape")
     p.add_argument("--repeat", type=int, default=1, help="runs of each system, interleaved")
-    p.add_argument("--workers", default="1", help="MiniRAG index workers to compare, e.g. 1,2")
+    p.add_argument("--workers", default=None,
+                   help="MiniRAG index workers to compare, e.g. 1,2 (pinned: 1 unless given; default: also "
+                        "these beside the index's default)")
     p.add_argument("--threads", type=int, default=1, help="torch threads for both systems (0: torch's default)")
     p.add_argument("--conditions", default="pinned",
                    help="comma-separated: pinned (--threads, --workers), default (torch's threads, the index's workers)")
@@ -260,8 +263,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     default_threads = torch.get_num_threads()
     root = args.data_root or devsets.DATA_ROOT
-    pinned_workers: list[int | None] = [None if w == "default" else int(w) for w in args.workers.split(",")]
-    conditions = {"pinned": (args.threads, pinned_workers), "default": (default_threads, [None])}
+    given: list[int | None] = [None if w == "default" else int(w) for w in (args.workers or "1").split(",")]
+    beside = [w for w in given if w is not None] if args.workers else []
+    conditions = {"pinned": (args.threads, given), "default": (default_threads, [None, *beside])}
     warm_up()
     info = machine_info()
     print(f"machine: {info.get('cpu', '')} load {info.get('load_average', '')}")

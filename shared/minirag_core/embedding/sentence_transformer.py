@@ -7,9 +7,10 @@ import os
 import sys
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -114,11 +115,29 @@ def _batch_encoder(path: str, max_tokens: int, threads: int) -> Any:
     return BertEncoder(path, max_tokens, "onnxruntime", threads)
 
 
+_LIMIT = threading.local()
+
+
+@contextmanager
+def batch_threads_at_most(threads: int) -> Iterator[None]:
+    """In this thread, an index's batches on ONNX Runtime use at most ``threads`` threads (a writer
+    preparing batches beside worker processes takes its share of the cores, not all of them)."""
+    before = getattr(_LIMIT, "threads", None)
+    _LIMIT.threads = max(1, threads)
+    try:
+        yield
+    finally:
+        _LIMIT.threads = before
+
+
 def batch_threads() -> int:
     """Threads for an index's batches on ONNX Runtime: torch's setting where torch is imported
-    (``torch.set_num_threads``, as the torch batches would use), else ONNX Runtime's default (0)."""
+    (``torch.set_num_threads``, as the torch batches would use), else ONNX Runtime's default (0);
+    no more than :func:`batch_threads_at_most` allows in this thread."""
     torch = sys.modules.get("torch")
-    return int(torch.get_num_threads()) if torch is not None else 0
+    threads = int(torch.get_num_threads()) if torch is not None else 0
+    limit = getattr(_LIMIT, "threads", None)
+    return threads if limit is None else min(threads or limit, limit)
 
 
 #: batches up to this many texts, each up to ``_SMALL_TEXT_CHARS``, are embedded by the small-batch

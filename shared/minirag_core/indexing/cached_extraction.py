@@ -38,10 +38,9 @@ def store_results(extractor: Extractor, cache: LLMCallCache, chunks: list[Chunk]
                   results: list[ExtractionResult | None]) -> None:
     """Cache the results of ``chunks`` (a failed chunk's None is not cached: the index records the
     chunk, ``indexing/failed_chunks.py``, and its next write tries again)."""
-    name = cache_identity(extractor) if chunks else ""
-    for chunk, result in zip(chunks, results):
-        if result is not None:
-            cache.put(name, chunk.id, False, json.dumps(result.to_json()))
+    found = [(chunk.id, json.dumps(result.to_json())) for chunk, result in zip(chunks, results) if result is not None]
+    if found:
+        cache.put_many(cache_identity(extractor), found)
 
 
 def extract_isolating_failures(extractor: Extractor, chunks: list[Chunk]) -> list[ExtractionResult | None]:

@@ -38,6 +38,10 @@ class _Task:
     def result(self) -> Prepared:
         return self._ray.get(self._ref)
 
+    def done(self) -> bool:
+        ready, _ = self._ray.wait([self._ref], timeout=0)
+        return bool(ready)
+
     def cancel(self) -> None:
         self._ray.cancel(self._ref)
 

@@ -13,10 +13,13 @@ MAX_WORKERS_ENV = "MINIRAG_MAX_WORKERS"
 WORKER_MEMORY_BYTES = 3 << 29
 #: an insert of fewer characters than this stays in this process: starting a pool (spawning
 #: processes that import torch and load the models) costs more than the workers save on it.
-#: Measured on 2 cores, passages inserted with one worker and through a new two-worker pool:
-#: 44 k characters 52 s against 59 s, 113 k 127 s against 103 s; the lines through them cross
-#: at about 60 k (the pool's start-up: ~26 s there), rounded up (``docs/scale_out.md``).
-MIN_POOL_CHARS = 75_000
+#: Measured on 2 cores shared with other work (load 7-11), the same build in one process and with
+#: two workers, back to back (``bench_ingest.py --workers 1``, ``benchmarks/results/scale/less-per-char/``):
+#: over three versions of the pool the one process was faster in 9 of 10 pairs at 125-146 k
+#: characters (passages, Markdown), the pool in 2 of 3 at 284 k (chat); the earlier crossing at
+#: ~60 k (``bench_pool_start.py``) did not hold. Above it the writer prepares the first batch in a thread
+#: of its own and starts the processes only when a second batch finds that thread busy (``workers.py``).
+MIN_POOL_CHARS = 200_000
 
 
 def available_cores() -> int:

@@ -95,6 +95,16 @@ def init_worker(key: str, state: tuple[Extractor, Embedder], threads: int) -> No
     _STATE[key] = state
 
 
+def init_process_worker(key: str, state: tuple[Extractor, Embedder], threads: int) -> None:
+    """``init_worker`` in a pool's own process, which then ends without the interpreter's
+    teardown (seconds, with torch and spaCy loaded): it holds nothing to save, its results went
+    back with each batch."""
+    import atexit
+
+    init_worker(key, state, threads)
+    atexit.register(os._exit, 0)  # the last registered, the first run at exit
+
+
 def prepare_in_worker(key: str, chunks: list[Chunk], index_relations: bool) -> Prepared:
     """``prepare`` with the extractor and embedder this process was started with."""
     extractor, embedder = _STATE[key]

@@ -6,7 +6,8 @@ per worker, until ``MiniRAGIndex.close()`` (or the index is collected). The inse
 worker (a spawned process, or a Ray task with ``worker_backend="ray"``: ``ray_backend.py``; what
 the worker runs is ``worker_tasks.py``), which extracts them and embeds what the writer will most likely embed for them: the chunks'
 windows, their entities' names and their relations' texts, as a graph of the batch alone would
-have them. The writer, this process, takes the results in batch order and applies them exactly as
+have them. With processes, the writer prepares batches itself too, in a thread, while they start:
+the first, and any they have no room for until one comes back (``batch_lanes.py``). The writer, this process, takes the results in batch order and applies them exactly as
 one worker does, reading each vector it needs from the worker's by text (``PrecomputedEmbedder``)
 and embedding the rest itself, so the index equals the one-worker index up to the float noise of
 other batch shapes (cosine >= 0.99999 per vector).
@@ -14,8 +15,8 @@ other batch shapes (cosine >= 0.99999 per vector).
 
 from __future__ import annotations
 
-from collections import deque
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -23,8 +24,9 @@ import numpy as np
 from minirag_core.embedding.base import Embedder
 from minirag_core.extraction.base import Extractor
 from minirag_core.indexing import worker_count
+from minirag_core.indexing.batch_lanes import Lane, Pending, pipelined
 from minirag_core.indexing.cached_extraction import cached_results, extract_cached, store_results
-from minirag_core.indexing.worker_tasks import Prepared, init_worker, prepare_in_worker, worker_state
+from minirag_core.indexing.worker_tasks import Prepared, init_process_worker, prepare, prepare_in_worker, worker_state
 from minirag_core.types import Chunk, ExtractionResult
 
 B = TypeVar("B")
@@ -61,14 +63,6 @@ class PrecomputedEmbedder:
 BACKENDS = ("process", "ray")
 
 
-class Pending(Protocol):
-    """A batch under way in a worker."""
-
-    def result(self) -> Prepared: ...
-
-    def cancel(self) -> Any: ...
-
-
 class Pool(Protocol):
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending: ...
 
@@ -76,57 +70,45 @@ class Pool(Protocol):
 
 
 class ProcessPool:
-    """``workers`` spawned processes (spawn: no fork of a process holding torch and Chroma threads)."""
+    """``workers`` spawned processes (spawn: no fork of a process holding torch and Chroma threads),
+    torch on ``threads`` threads in each."""
 
     KEY = "process"
 
-    def __init__(self, state: tuple[Extractor, Embedder], workers: int) -> None:
+    def __init__(self, state: tuple[Extractor, Embedder], workers: int, threads: int) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        threads = max(1, worker_count.available_cores() // workers)
+        self.warm = False  # a batch has come back: the processes have started
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=init_worker, initargs=(self.KEY, state, threads))
+                                         initializer=init_process_worker, initargs=(self.KEY, state, threads))
 
     def submit(self, chunks: list[Chunk], index_relations: bool) -> Pending:
-        return self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
+        future = self._pool.submit(prepare_in_worker, self.KEY, chunks, index_relations)
+        future.add_done_callback(lambda _: setattr(self, "warm", True))
+        return future
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def pipelined(batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]],
-              cached: Callable[[list[Chunk]], list[ExtractionResult | None]],
-              store: Callable[[list[Chunk], list[ExtractionResult | None]], None],
-              submit: Callable[[list[Chunk]], Pending], depth: int) -> Iterator[tuple[B, Prepared]]:
-    """Each batch with its results, in order, up to ``depth`` batches under way ahead of the
-    writer. ``cached`` gives each chunk's cached result (None: not cached); chunks without one go
-    to ``submit``, and ``store`` caches what comes back. Batches still under way when the writer
-    stops (an error) are cancelled."""
-    queue: deque[tuple[B, list[Chunk], list[ExtractionResult | None], list[int], Pending | None]] = deque()
+def _prepare_here(extractor: Extractor, embedder: Embedder, chunks: list[Chunk], index_relations: bool,
+                  threads: Callable[[], int]) -> Prepared:
+    """``prepare`` in the writer's lane, its ONNX Runtime batches on at most ``threads()`` threads
+    (asked as the batch starts: its share of the cores once worker processes run beside it)."""
+    from minirag_core.embedding.sentence_transformer import batch_threads_at_most
 
-    def finish() -> tuple[B, Prepared]:
-        batch, chunks, found, missing, pending = queue.popleft()
-        prepared = pending.result() if pending is not None else Prepared([])
-        for i, extraction in zip(missing, prepared.extractions):
-            found[i] = extraction
-        store([chunks[i] for i in missing], prepared.extractions)
-        return batch, Prepared(found, prepared.vectors, prepared.pid, prepared.models_held)
+    with batch_threads_at_most(threads()):
+        return prepare(extractor, embedder, chunks, index_relations)
 
-    try:
-        for batch in batches:
-            chunks = chunks_of(batch)
-            found = cached(chunks)
-            missing = [i for i, e in enumerate(found) if e is None]
-            queue.append((batch, chunks, found, missing, submit([chunks[i] for i in missing]) if missing else None))
-            if len(queue) > depth:
-                yield finish()
-        while queue:
-            yield finish()
-    finally:
-        for *_, pending in queue:
-            if pending is not None:
-                pending.cancel()
+
+def _stop(running: dict[str, Any]) -> None:
+    """Stop the writer's lane, then the pool."""
+    here, pool = running.pop("here", None), running.pop("pool", None)
+    if here is not None:
+        here.shutdown(wait=True, cancel_futures=True)
+    if pool is not None:
+        pool.close()
 
 
 class IndexWorkers:
@@ -139,28 +121,34 @@ class IndexWorkers:
             raise ValueError(f"worker_backend {backend!r}: choose 'process' or 'ray'")
         self.count, self.backend = worker_count.resolve_workers(workers), backend
         self.extractor, self.embedder, self.cache = extractor, embedder, cache
-        self._pool: Pool | None = None
-        self._closer: weakref.finalize | None = None
+        self._running: dict[str, Any] = {}  # "pool", and "here": the writer's lane beside a process pool
+        self._closer = weakref.finalize(self, _stop, self._running)
 
     @property
     def running(self) -> bool:
-        return self._pool is not None
+        """Whether the pool has started (it is kept for the index's life)."""
+        return "pool" in self._running
 
-    def _pool_for(self, chars: int) -> Pool | None:
-        """The running pool, or one started now: with the process backend, not for one worker
-        nor for an insert of fewer than ``MIN_POOL_CHARS`` characters (it stays in this process)."""
-        if self._pool is None:
-            if self.backend == "process" and (self.count <= 1 or chars < worker_count.MIN_POOL_CHARS):
-                return None
+    def _uses_pool(self, chars: int) -> bool:
+        """Whether an insert of ``chars`` characters goes to lanes: with the process backend, not
+        with one worker nor below ``MIN_POOL_CHARS`` characters (unless the pool runs already)."""
+        if self.running or self.backend == "ray":
+            return True
+        return self.count > 1 and chars >= worker_count.MIN_POOL_CHARS
+
+    def _pool(self) -> Pool:
+        """The running pool, or one started now."""
+        pool = self._running.get("pool")
+        if pool is None:
             state = worker_state(self.extractor, self.embedder)
             if self.backend == "ray":
                 from minirag_core.indexing.ray_backend import RayPool
 
-                pool: Pool = RayPool(state)
+                pool = RayPool(state)
             else:
-                pool = ProcessPool(state, self.count)
-            self._pool, self._closer = pool, weakref.finalize(self, pool.close)
-        return self._pool
+                pool = ProcessPool(state, self.count, max(1, worker_count.available_cores() // self.count))
+            self._running["pool"] = pool
+        return pool
 
     def extract_here(self, chunks: list[Chunk]) -> list[ExtractionResult | None]:
         """``chunks`` extracted in this process, through the extraction cache."""
@@ -168,19 +156,30 @@ class IndexWorkers:
 
     def prepared(self, batches: Iterable[B], chunks_of: Callable[[B], list[Chunk]], chars: int,
                  index_relations: bool) -> Iterator[tuple[B, Prepared]]:
-        """The batches of an insert of ``chars`` characters with their results, extracted here
-        or in the pool, read through the extraction cache."""
-        pool = self._pool_for(chars)
-        if pool is None:
+        """The batches of an insert of ``chars`` characters with their results, read through the
+        extraction cache and prepared here or in the lanes. With processes, the writer's own thread
+        takes the first batch and, until the first batch comes back from the N worker processes
+        (their start-up), any batch they have no room for; the processes start when a second
+        batch finds the writer's thread busy (an insert of one batch never starts them)."""
+        if not self._uses_pool(chars):
             return ((batch, Prepared(self.extract_here(chunks_of(batch)))) for batch in batches)
-
-        extractor, cache = self.extractor, self.cache
+        if not self.running:  # refused now, not after a first batch, if they cannot travel
+            worker_state(self.extractor, self.embedder)
+        extractor, embedder, cache, count = self.extractor, self.embedder, self.cache, self.count
+        warm = lambda: bool(getattr(self._running.get("pool"), "warm", self.backend == "ray"))  # noqa: E731
+        lanes = [Lane(lambda chunks: self._pool().submit(chunks, index_relations),
+                      lambda: count + 1 if warm() else count)]  # once started, one more waits its turn
+        if self.backend == "process":
+            if "here" not in self._running:
+                self._running["here"] = ThreadPoolExecutor(1, thread_name_prefix="minirag-writer-lane")
+            here, cores = self._running["here"], worker_count.available_cores()
+            share = lambda: max(1, cores // (count + 1)) if self.running else cores  # noqa: E731
+            lanes.insert(0, Lane(lambda chunks: here.submit(_prepare_here, extractor, embedder, chunks,
+                                                            index_relations, share), lambda: 0 if warm() else 1))
         return pipelined(batches, chunks_of, lambda chunks: cached_results(extractor, cache, chunks),
-                         lambda chunks, found: store_results(extractor, cache, chunks, found),
-                         lambda chunks: pool.submit(chunks, index_relations), max(1, self.count))
+                         lambda chunks, found: store_results(extractor, cache, chunks, found), lanes,
+                         2 * count + 2)
 
     def close(self) -> None:
         """Shut the pool down (a later insert starts another)."""
-        if self._closer is not None:
-            self._closer()
-        self._pool = self._closer = None
+        _stop(self._running)

@@ -108,21 +108,34 @@ class LLMCallCache:
 
     def put(self, name: str, prompt: str, json_mode: bool, reply: str) -> None:
         """Store a reply (and append it durably to the file, if any)."""
-        key = cache_key(name, prompt, json_mode)
-        line = json.dumps({"key": key, "name": name, "json_mode": bool(json_mode), "reply": reply})
+        self.put_many(name, [(prompt, reply)], json_mode)
+
+    def put_many(self, name: str, replies: list[tuple[str, str]], json_mode: bool = False) -> None:
+        """Store (prompt, reply) pairs, appended to the file (if any) with one fsync for all."""
+        lines = []
+        for prompt, reply in replies:
+            key = cache_key(name, prompt, json_mode)
+            lines.append((key, reply, json.dumps({"key": key, "name": name, "json_mode": bool(json_mode),
+                                                  "reply": reply})))
         with self._lock:
             if self.path is None:
-                self._memory[key] = reply
+                self._memory.update((key, reply) for key, reply, _ in lines)
+                return
+            if not lines:
                 return
             self._load()
             fh = self._open()
             fh.seek(0, os.SEEK_END)
             start = fh.tell() + self._needs_newline
-            fh.write((("\n" if self._needs_newline else "") + line + "\n").encode("utf-8"))
+            data, offsets = bytearray(b"\n" if self._needs_newline else b""), {}
+            for key, _, line in lines:
+                offsets[key] = start + len(data) - self._needs_newline
+                data += (line + "\n").encode("utf-8")
+            fh.write(bytes(data))
             self._needs_newline = False
             fh.flush()
             os.fsync(fh.fileno())
-            self._offsets[key] = start  # read back only if the line there is this key's
+            self._offsets.update(offsets)  # read back only if the line there is this key's
 
     def _open(self) -> IO[bytes]:
         if self._fh is None:

@@ -317,6 +317,25 @@ def test_index_batches_of_long_windows_run_on_onnx_runtime_with_torchs_vectors(m
     assert seen == [len(windows), len(windows)]
 
 
+def test_a_thread_may_cap_the_threads_of_its_index_batches(monkeypatch) -> None:
+    import sys
+    import threading
+    import types
+
+    from minirag_core.embedding import sentence_transformer as st
+
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(get_num_threads=lambda: 4))
+    seen: dict[str, int] = {}
+    with st.batch_threads_at_most(1):
+        with st.batch_threads_at_most(8):
+            seen["inner, above torch's"] = st.batch_threads()
+        seen["capped"] = st.batch_threads()
+        other = threading.Thread(target=lambda: seen.setdefault("another thread", st.batch_threads()))
+        other.start(), other.join()
+    seen["after"] = st.batch_threads()
+    assert seen == {"inner, above torch's": 4, "capped": 1, "another thread": 4, "after": 4}
+
+
 def test_batched_entity_lookup_past_the_ann_threshold_equals_one_lookup_per_vector(embedder) -> None:
     from minirag_core.storage.chroma_store import ChromaVectorStore
     from minirag_core.search.vectors import ENTITIES, VectorIndex

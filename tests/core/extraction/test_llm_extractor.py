@@ -271,6 +271,20 @@ def test_render_context_keeps_graph_rows_touching_the_chosen_chunks() -> None:
     assert render_context(unlinked).count("edge ") == 10                    # no chunk entities: top rows, capped
 
 
+def test_cache_stores_many_replies_in_one_append_after_a_truncated_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    with LLMCallCache(path) as cache:
+        cache.put("m", "p0", False, "r0")
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"key": "abc", "reply": "half')  # a write cut short
+    cache = LLMCallCache(path)
+    cache.put_many("m", [("p1", "r1 é"), ("p2", "r2"), ("p0", "newer")])
+    for reader in (cache, LLMCallCache(path)):  # as written, and read back from the file
+        assert [reader.get("m", f"p{i}", False) for i in range(3)] == ["newer", "r1 é", "r2"]
+        assert reader.get("m", "p1", True) is None and len(reader) == 3
+    assert path.read_text(encoding="utf-8").count("\n") == 5  # r0, the broken line ended, one line per reply
+
+
 def test_cache_holds_offsets_not_replies(tmp_path: Path) -> None:
     """Replies stay on disk: a reopened cache of 20 MB of replies holds far less than that,
     and still returns every reply exactly."""
