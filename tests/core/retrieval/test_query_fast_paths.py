@@ -13,7 +13,8 @@ from minirag_core.retrieval.topology.key_edges import edge_weights, score_edges
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
 from minirag_core.graph.arrays import Subgraph
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
-from minirag_core.retrieval.topology.reasoning_paths import paths_from_seed
+from minirag_core.retrieval.topology.batch_paths import best_paths
+from minirag_core.retrieval.topology.reasoning_paths import paths_from_seed, top_paths
 from minirag_core.retrieval.query.seeds import select_answer_candidates
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 
@@ -75,6 +76,27 @@ def test_array_graph_work_equals_the_networkx_functions(store: NetworkXGraphStor
             assert search.from_seed(seed, max_length=length, beam_width=beam, max_branch=branch) == paths_from_seed(
                 reference, seed, key_edges=chosen, answer_candidates=set(candidates), max_length=length,
                 beam_width=beam, max_branch=branch)
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=stores(), data=st.data())
+def test_all_seeds_paths_at_once_equal_each_seeds_search(store: NetworkXGraphStore, data: st.DataObject) -> None:
+    """``best_paths`` (every seed's beam in array operations) gives, for each (seed, w_v) pair,
+    exactly ``top_paths(from_seed(seed), w_v, k)``: the same paths, scores and order."""
+    entities = store.entity_ids()
+    seeds = sorted(set(data.draw(st.lists(st.sampled_from(entities), min_size=1, max_size=4))))
+    hops = data.draw(st.integers(0, 3))
+    sub = relation_subgraph(store, seeds, hops, data.draw(st.integers(1, 30)))
+    candidates = answer_candidates(sub, set(seeds), data.draw(st.lists(st.sampled_from(TYPES), max_size=2)),
+                                   data.draw(st.integers(0, 10)))
+    search = PathSearch(sub, key_edges(sub, seeds, candidates, hops, data.draw(st.integers(0, 12))), set(candidates))
+    length, beam, branch = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 8)), data.draw(st.integers(0, 4))
+    k = data.draw(st.integers(0, 12))
+    weights = st.sampled_from([1.0, 0.7123, 0.55, 0.0])
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from([*entities, "not a node"]), weights), max_size=6))
+    found = best_paths(search, pairs, max_length=length, beam_width=beam, max_branch=branch, k=k)
+    assert found == [[(p.nodes, score) for p, score in top_paths(
+        search.from_seed(seed, max_length=length, beam_width=beam, max_branch=branch), w, k)] for seed, w in pairs]
 
 
 def test_relation_arrays_follow_writes() -> None:

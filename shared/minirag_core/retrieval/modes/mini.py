@@ -15,7 +15,7 @@ from minirag_core.retrieval.topology.chunk_ranking import (
 from minirag_core.scores import top_ids
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
-from minirag_core.retrieval.topology.reasoning_paths import top_paths
+from minirag_core.retrieval.topology.batch_paths import best_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
 from minirag_core.retrieval.query.seeds import embeds_entities, select_seeds, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
@@ -58,13 +58,11 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
     search = PathSearch(subgraph, chosen_edges, set(candidates))
 
-    paths: list[ReasoningPath] = []
-    for query_entity, seeds in seeds_by_entity.items():
-        for seed, similarity in sorted(seeds.items()):
-            found = search.from_seed(seed, max_length=settings.path_length, beam_width=settings.beam_width,
-                                     max_branch=settings.max_branch)
-            paths.extend(ReasoningPath(query_entity, list(p.nodes), score)
-                         for p, score in top_paths(found, similarity, settings.paths_per_seed))
+    pairs = [(query_entity, seed, w) for query_entity, seeds in seeds_by_entity.items() for seed, w in sorted(seeds.items())]
+    best = best_paths(search, [(seed, w) for _, seed, w in pairs], max_length=settings.path_length,
+                      beam_width=settings.beam_width, max_branch=settings.max_branch, k=settings.paths_per_seed)
+    paths = [ReasoningPath(query_entity, list(nodes), score) for (query_entity, _, _), found in zip(pairs, best)
+             for nodes, score in found]
 
     path_entities = sorted({n for p in paths for n in p.nodes})
     links = sources.graph.entity_chunk_ids(path_entities)

@@ -87,6 +87,7 @@ class PathSearch:
         order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
         self._cols, self._gain = cols[order], gain[order]
         self._indptr = _row_starts(rows, n)
+        self._is_candidate = is_candidate
         self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
 
     def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
