@@ -13,14 +13,13 @@ from minirag_core.retrieval.topology.chunk_ranking import (
     specificity,
 )
 from minirag_core.scores import top_ids
-from minirag_core.concurrency import beside
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.batch_paths import best_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.query.seeds import embeds_entities, select_seeds, with_named_entities
+from minirag_core.retrieval.query.seeds import query_vectors, select_seeds, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
-from minirag_core.retrieval.common import considered, materialise, query_vector
+from minirag_core.retrieval.common import considered, keeping_vector, materialise
 from minirag_core.retrieval.sources import RetrievalSources
 
 
@@ -33,18 +32,14 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     mapping = with_named_entities(sources, query, mapping)
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
 
-    def seeds_now() -> dict[str, dict[str, float]]:
-        return select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
-                            min_similarity=settings.seed_min_similarity)
-
-    # an entity to embed (one naming no node) is embedded beside the question's relevance scores;
-    # stored vectors only make the entity search a single product, cheaper than a thread's hand-off
-    parallel = embeds_entities(sources, mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
-        sources.embedder, "parallel_embed", False)
-    with beside(seeds_now, parallel) as seeds_job:
-        dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
-        relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
-    seeds_by_entity = seeds_job.result() if seeds_job is not None else seeds_now()
+    # one encoder pass for the question and the query entities naming no node (the others take
+    # their node's stored vector)
+    known = mapping.vector_for(getattr(sources.embedder, "name", ""))
+    vectors = query_vectors(sources, mapping.entities, query, known)
+    dense = sources.chunk_dense_scores(vectors.question)
+    relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
+    seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
+                                   min_similarity=settings.seed_min_similarity, vectors=vectors)
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
     # the graph work on arrays (array_search): same results as the networkx functions it mirrors
     subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
@@ -149,7 +144,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
     paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
     return RetrievalResult(
-        query=query, mode="mini", chunks=chunks, mapping=mapping,
+        query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, vectors.question, sources.embedder),
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
         answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
     )
