@@ -56,7 +56,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     pairs = [(query_entity, seed, w) for query_entity, seeds in seeds_by_entity.items() for seed, w in sorted(seeds.items())]
     best = best_paths(search, [(seed, w) for _, seed, w in pairs], max_length=settings.path_length,
                       beam_width=settings.beam_width, max_branch=settings.max_branch, k=settings.paths_per_seed)
-    paths = [ReasoningPath(query_entity, list(nodes), score) for (query_entity, _, _), found in zip(pairs, best)
+    paths = [ReasoningPath(query_entity, nodes, score) for (query_entity, _, _), found in zip(pairs, best)
              for nodes, score in found]
 
     path_entities = sorted({n for p in paths for n in p.nodes})

@@ -48,7 +48,7 @@ def _grow(search: PathSearch, paths: np.ndarray, gains: np.ndarray, needed: int,
 
 
 def best_paths(search: PathSearch, pairs: list[tuple[str, float]], *, max_length: int, beam_width: int,
-               max_branch: int, k: int) -> list[list[tuple[tuple[str, ...], float]]]:
+               max_branch: int, k: int) -> list[list[tuple[list[str], float]]]:
     """For each (seed, w_v) pair: its ``k`` best (nodes, eq. 3 score), as ``top_paths(search.from_seed(seed,
     ...), w_v, k)`` gives them."""
     position, names = search.sub.position, search.sub.nodes
@@ -58,7 +58,7 @@ def best_paths(search: PathSearch, pairs: list[tuple[str, float]], *, max_length
     groups = np.arange(len(seeds))
     gains = search._is_candidate[paths[:, 0]].astype(np.float64)
     width = max_length + 1
-    found = [(groups, np.pad(paths, ((0, 0), (0, width - 1)), constant_values=-1), gains, np.ones(len(seeds)))]
+    found = [(groups, np.pad(paths, ((0, 0), (0, width - 1)), constant_values=-1), gains, np.ones(len(seeds), dtype=np.int64))]
     for step in range(max_length):
         if max_branch <= 0 or not len(paths):
             break
@@ -76,17 +76,31 @@ def best_paths(search: PathSearch, pairs: list[tuple[str, float]], *, max_length
     # every pair's candidate paths side by side, scored with its own w_v
     spans = [(i, by_group[bounds[group_of[position[s]]]:bounds[group_of[position[s]] + 1]])
              for i, (s, _) in enumerate(pairs) if s in position]
-    out: list[list[tuple[tuple[str, ...], float]]] = [[] for _ in pairs]
+    out: list[list[tuple[list[str], float]]] = [[] for _ in pairs]
     if not spans or k <= 0:
         return out
-    pair = np.concatenate([np.full(len(rows), i) for i, rows in spans])
+    pair = np.repeat(np.array([i for i, _ in spans]), [len(rows) for _, rows in spans])
     rows = np.concatenate([rows for _, rows in spans])
     similarity = np.array([w for _, w in pairs], dtype=np.float64)
     scores = similarity[pair] * (1.0 + all_gains[rows])
     nodes, lengths = all_nodes[rows], all_lengths[rows]
-    order = np.lexsort([*nodes.T[::-1], lengths, -scores, pair])
+    order = np.lexsort([_path_codes(nodes, lengths, len(names)), -scores, pair])
     order = order[_first_per_group(pair[order], k)]
-    for i, length, row, score in zip(pair[order].tolist(), lengths[order].tolist(), nodes[order].tolist(),
-                                     scores[order].tolist()):
-        out[i].append((tuple(names[n] for n in row[:int(length)]), score))
+    named = np.array([*names, ""], dtype=object)[nodes[order]].tolist()  # -1 (no node) names ""
+    for i, length, row, score in zip(pair[order].tolist(), lengths[order].tolist(), named, scores[order].tolist()):
+        out[i].append((row[:length], score))
     return out
+
+
+def _path_codes(nodes: np.ndarray, lengths: np.ndarray, n_nodes: int) -> np.ndarray:
+    """One int64 per path ordering as (length, nodes) does (``nodes`` padded with -1), where it fits."""
+    base = n_nodes + 1
+    if (nodes.shape[1] + 1) * np.log2(max(base, 2)) >= 62:  # too long for one number: rank the rows instead
+        order = np.lexsort([*nodes.T[::-1], lengths])
+        ranks = np.empty(len(order), dtype=np.int64)
+        ranks[order] = np.arange(len(order))
+        return ranks
+    codes = lengths.astype(np.int64)
+    for column in nodes.T:
+        codes = codes * base + (column + 1)
+    return codes
