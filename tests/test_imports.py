@@ -75,7 +75,7 @@ MAX_TOP_MODULES = 10
 #: what each part of ``minirag_core`` may import (its ``__init__`` says the same in words)
 TOP = {"types", "context", "scores", "concurrency"}
 MAY_IMPORT = {
-    "types": {"context"}, "context": set(), "scores": set(), "concurrency": set(),
+    "types": {"context"}, "context": set(), "scores": set(), "concurrency": {"scores"},
     "graph": {"types"},
     "embedding": {"scores", "types"},
     "llm": {"types", "context"},

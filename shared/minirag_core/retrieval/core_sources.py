@@ -21,6 +21,9 @@ from minirag_core.search.vectors import ENTITIES, RELATIONS, VectorIndex
 class CoreSources:
     """``RetrievalSources`` over a graph store, a ``VectorIndex`` and a BM25 index built lazily."""
 
+    #: the stores may be read from two threads at once (a query's graph half beside its question's encoding)
+    parallel_reads = True
+
     def __init__(self, graph: GraphStore, vectors: VectorIndex, embedder: Embedder,
                  token_store: TokenStore | None = None, llm: LLMBackend | None = None) -> None:
         self.graph = graph

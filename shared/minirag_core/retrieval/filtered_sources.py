@@ -180,6 +180,7 @@ class FilteredSources:
         self.base = base
         self.passing = passing
         self.embedder = base.embedder
+        self.parallel_reads = getattr(base, "parallel_reads", False)
         self.graph = FilteredGraphView(base.graph, passing.chunks)
         self._rows: tuple[Any, np.ndarray, list[str], dict[str, int]] | None = None
         self._lexical: Any = None

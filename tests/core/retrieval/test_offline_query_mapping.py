@@ -178,3 +178,35 @@ def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypat
     assert other.vector_for(fresh.name) is other.query_vector and other.vector_for("another model") is None
     other.vector_model = ""  # an embedder without a name: never reused
     assert other.vector_for("") is None
+
+
+def test_mini_finds_the_seeds_beside_the_question_encoding(embedder, tmp_path, monkeypatch) -> None:
+    """With a spare core and every query entity naming a node (nothing to embed but the question),
+    the seeds' search and their subgraph run in a worker thread while the question is encoded; the
+    result is the one the serial order gives. A query entity to embed keeps all in line (its vector
+    comes from the question's encoder pass)."""
+    import threading
+
+    import minirag_core.concurrency as concurrency
+    import minirag_core.retrieval.modes.mini as mini
+    from minirag_core.indexing.index import MiniRAGIndex
+    from minirag_core.types import Document
+
+    index = MiniRAGIndex(tmp_path / "wd", embedder=embedder)
+    index.insert([Document("d1", "Marta Olsen repaired the brass telescope on the north pier of Halden harbour."),
+                  Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm."),
+                  Document("d3", "Jonas Berg trained as a shipwright in Bergen before he moved to Halden.")])
+    threads: list[int] = []
+    select = mini.select_seeds
+    monkeypatch.setattr(mini, "select_seeds", lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
+    results = {}
+    for spare in (True, False):
+        monkeypatch.setattr(concurrency, "spare_core", lambda spare=spare: spare)
+        threads.clear()
+        results[spare] = index.query("Where did Jonas Berg train?", mode="mini")
+        assert threads and (threads[0] != threading.get_ident()) == spare
+    assert results[True].seeds and results[True].to_dict() == results[False].to_dict()
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    threads.clear()
+    unnamed = index.query("Who rebuilt the pier where Marta Olsen repaired the Vardo lighthouse?", mode="mini")
+    assert unnamed.seeds and threads == [threading.get_ident()]

@@ -16,7 +16,11 @@ from minirag_core.scores import top_ids
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.batch_paths import best_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.query.seeds import query_vectors, select_seeds, with_named_entities
+from minirag_core.concurrency import beside
+from minirag_core.graph.arrays import Subgraph
+from minirag_core.retrieval.query.seeds import (
+    QueryVectors, query_vectors, select_seeds, stored_vectors_only, with_named_entities,
+)
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 from minirag_core.retrieval.common import considered, keeping_vector, materialise
@@ -32,17 +36,26 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     mapping = with_named_entities(sources, query, mapping)
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
 
-    # one encoder pass for the question and the query entities naming no node (the others take
-    # their node's stored vector)
+    def seeds_and_subgraph(vectors: QueryVectors) -> tuple[dict[str, dict[str, float]], Subgraph]:
+        seeds = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
+                             min_similarity=settings.seed_min_similarity, vectors=vectors)
+        # the graph work on arrays (array_search): same results as the networkx functions it mirrors
+        found = sorted({s for by_entity in seeds.values() for s in by_entity})
+        return seeds, relation_subgraph(sources.graph, found, settings.hops, settings.max_subgraph_nodes)
+
+    # when every query entity names a node with a stored vector, the seeds and their subgraph need no
+    # encoder and run beside the question's encoding; else one encoder pass makes the question's vector
+    # and those of the entities naming no node
     known = mapping.vector_for(getattr(sources.embedder, "name", ""))
-    vectors = query_vectors(sources, mapping.entities, query, known)
-    dense = sources.chunk_dense_scores(vectors.question)
-    relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
-    seeds_by_entity = select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
-                                   min_similarity=settings.seed_min_similarity, vectors=vectors)
+    stored = stored_vectors_only(sources, mapping.entities) if known is None else None
+    vectors = stored if stored is not None else query_vectors(sources, mapping.entities, query, known)
+    parallel = stored is not None and bool(mapping.entities) and getattr(sources, "parallel_reads", False)
+    with beside(lambda: seeds_and_subgraph(vectors), parallel) as graph_job:
+        question = vectors.question if vectors.question is not None else sources.embedder.embed([query])[0]
+        dense = sources.chunk_dense_scores(question)
+        relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
+    seeds_by_entity, subgraph = graph_job.result() if graph_job is not None else seeds_and_subgraph(vectors)
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
-    # the graph work on arrays (array_search): same results as the networkx functions it mirrors
-    subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
     n_chunks = len(dense)
 
     def entity_specificity(ids, exponent: float = 1.0) -> Mapping[str, float]:
@@ -144,7 +157,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
     paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
     return RetrievalResult(
-        query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, vectors.question, sources.embedder),
+        query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, question, sources.embedder),
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
         answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
     )

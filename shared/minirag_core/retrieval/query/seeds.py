@@ -87,6 +87,20 @@ def query_vectors(sources: RetrievalSources, query_entities: list[str], question
                         vectors[0] if embed_question else question_vector)
 
 
+def stored_vectors_only(sources: RetrievalSources, query_entities: list[str]) -> QueryVectors | None:
+    """:func:`query_vectors` of ``query_entities`` when each names an entity node whose stored
+    vector is at hand (nothing to embed), else None."""
+    named = named_nodes(sources, query_entities)
+    read = getattr(sources, "entity_vectors", None)
+    if read is None or len(named) < len(query_entities):
+        return None
+    stored = read(sorted(set(named.values())))
+    if any(named[e] not in stored for e in query_entities):
+        return None
+    rows = [stored[named[e]] for e in query_entities]
+    return QueryVectors(np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32), named)
+
+
 def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k: int,
                  min_similarity: float, vectors: QueryVectors | None = None) -> dict[str, dict[str, float]]:
     """For each query entity, the nearest entity nodes by name: {query entity: {seed: w_v}}
