@@ -182,13 +182,13 @@ def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypat
 
 def test_mini_finds_the_seeds_beside_the_question_encoding(embedder, tmp_path, monkeypatch) -> None:
     """With a spare core and every query entity naming a node (nothing to embed but the question),
-    the seeds' search and their subgraph run in a worker thread while the question is encoded; the
-    result is the one the serial order gives. A query entity to embed keeps all in line (its vector
+    the graph half (seeds, subgraph, key edges, paths, the chunks' graph term) runs in a worker thread
+    while the question is encoded; the result is the one the serial order gives. A query entity to embed keeps all in line (its vector
     comes from the question's encoder pass)."""
     import threading
 
     import minirag_core.concurrency as concurrency
-    import minirag_core.retrieval.modes.mini as mini
+    import minirag_core.retrieval.modes.mini_graph as mini_graph
     from minirag_core.indexing.index import MiniRAGIndex
     from minirag_core.types import Document
 
@@ -197,8 +197,9 @@ def test_mini_finds_the_seeds_beside_the_question_encoding(embedder, tmp_path, m
                   Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm."),
                   Document("d3", "Jonas Berg trained as a shipwright in Bergen before he moved to Halden.")])
     threads: list[int] = []
-    select = mini.select_seeds
-    monkeypatch.setattr(mini, "select_seeds", lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
+    select = mini_graph.select_seeds
+    monkeypatch.setattr(mini_graph, "select_seeds",
+                        lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
     results = {}
     for spare in (True, False):
         monkeypatch.setattr(concurrency, "spare_core", lambda spare=spare: spare)
@@ -206,6 +207,15 @@ def test_mini_finds_the_seeds_beside_the_question_encoding(embedder, tmp_path, m
         results[spare] = index.query("Where did Jonas Berg train?", mode="mini")
         assert threads and (threads[0] != threading.get_ident()) == spare
     assert results[True].seeds and results[True].to_dict() == results[False].to_dict()
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    # the chunk count the worker assumed is checked against the dense scores: a wrong one is redone
+    monkeypatch.setattr(type(index.sources), "dense_score_count", lambda self: 1)
+    threads.clear()
+    again = index.query("Where did Jonas Berg train?", mode="mini")
+    assert len(threads) == 2 and again.to_dict() == results[False].to_dict()
+    monkeypatch.undo()
+    monkeypatch.setattr(mini_graph, "select_seeds",
+                        lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
     monkeypatch.setattr(concurrency, "spare_core", lambda: True)
     threads.clear()
     unnamed = index.query("Who rebuilt the pier where Marta Olsen repaired the Vardo lighthouse?", mode="mini")
