@@ -1,5 +1,6 @@
 """MiniRAG's mini mode (Sec. 3.2): query mapping -> seeds and answer candidates -> eq. 2
-key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token budget."""
+key edges -> eq. 3 reasoning paths (the graph half, ``mini_graph``) -> chunk filtering and
+ranking under a token budget."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from minirag_core.retrieval.common import considered, keeping_vector, materialis
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.modes import mini_graph
-from minirag_core.retrieval.modes.mini_graph import graph_evidence
+from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_weights
 from minirag_core.retrieval.query.seeds import query_vectors, stored_vectors_only, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.retrieval.sources import RetrievalSources
@@ -36,7 +36,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     stored = stored_vectors_only(sources, mapping.entities) if known is None else None
     vectors = stored if stored is not None else query_vectors(sources, mapping.entities, query, known)
     expected = getattr(sources, "dense_score_count", lambda: None)()
-    parallel = bool(stored and mapping.entities) and expected is not None and getattr(sources, "parallel_reads", False)
+    parallel = stored is not None and bool(mapping.entities) and expected is not None and getattr(
+        sources, "parallel_reads", False)
     with beside(lambda: graph_evidence(sources, mapping, settings, vectors, expected), parallel) as graph_job:
         question = vectors.question if vectors.question is not None else sources.embedder.embed([query])[0]
         dense = sources.chunk_dense_scores(question)
@@ -47,7 +48,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         evidence = graph_evidence(sources, mapping, settings, vectors, n_chunks)
     seeds_by_entity, seed_ids, paths = evidence.seeds_by_entity, evidence.seed_ids, evidence.paths
     graph_scores, chunk_entities = evidence.graph_scores, evidence.chunk_entities
-    entity_specificity = mini_graph.entity_specificity(sources, n_chunks)
+    entity_specificity = specificity_weights(sources, n_chunks)
 
     base = top_ids(relevance, considered(settings)) if seed_ids else []  # the ranking without the graph
     if weights.dense or weights.lexical:

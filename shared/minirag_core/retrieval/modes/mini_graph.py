@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Iterable, Mapping
 
 from minirag_core.graph.arrays import Subgraph
 from minirag_core.retrieval.query.seeds import QueryVectors, select_seeds
@@ -37,9 +37,10 @@ class GraphEvidence:
         return {s for found in self.seeds_by_entity.values() for s in found}
 
 
-def entity_specificity(sources: RetrievalSources, n_chunks: int):
-    """Entity ids -> their specificity relative to an entity of one chunk, raised to an exponent."""
-    def weights(ids, exponent: float = 1.0) -> Mapping[str, float]:
+def specificity_weights(sources: RetrievalSources, n_chunks: int) -> Callable[..., Mapping[str, float]]:
+    """``(entity ids, exponent=1)`` -> each entity's specificity relative to an entity of one chunk,
+    raised to the exponent, among ``n_chunks`` chunks."""
+    def weights(ids: Iterable[str], exponent: float = 1.0) -> Mapping[str, float]:
         return relative_specificity(sources.graph, ids, n_chunks, exponent)
     return weights
 
@@ -53,7 +54,7 @@ def graph_evidence(sources: RetrievalSources, mapping: QueryMapping, settings: R
     seed_ids = {s for found in seeds_by_entity.values() for s in found}
     subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
     candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates,
-                                   entity_specificity(sources, n_chunks) if settings.specific_candidates else None)
+                                   specificity_weights(sources, n_chunks) if settings.specific_candidates else None)
     chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
     search = PathSearch(subgraph, chosen_edges, set(candidates))
     pairs = [(query_entity, seed, w) for query_entity, seeds in seeds_by_entity.items() for seed, w in sorted(seeds.items())]
