@@ -88,3 +88,21 @@ def test_a_score_table_is_a_whole_mapping() -> None:
     assert list(table.values()) == list(as_dict.values())
     assert list(table.keys()) == list(as_dict)
     assert max(table.values()) == max(as_dict.values())
+
+
+def test_similarities_each_equal_the_matrix_product_per_vector() -> None:
+    """Block-wise matrix-vector products give each vector's similarities as one product over the
+    whole matrix does (bit for bit), and the matrix product's to float rounding."""
+    import numpy as np
+
+    from minirag_core.scores import SIMILARITY_BLOCK_ROWS, similarities, similarities_each
+
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((2 * SIMILARITY_BLOCK_ROWS + 17, 24)).astype(np.float32)
+    vectors = rng.standard_normal((3, 24)).astype(np.float32)
+    each = similarities_each(matrix, vectors)
+    assert each.shape == (3, len(matrix))
+    for row, vector in zip(each, vectors):
+        assert np.array_equal(row, similarities(matrix, vector))
+    assert np.allclose(each, similarities(matrix, vectors.T).T, atol=1e-5)
+    assert similarities_each(matrix, vectors[:0]).shape == (0, len(matrix))

@@ -178,9 +178,6 @@ class SentenceTransformerEmbedder:
     ``onnx_batches=False`` keeps them on sentence-transformers' torch model.
     """
 
-    #: ``embed`` may be called from several threads at once (small batches then run side by side)
-    parallel_embed = True
-
     def __init__(self, model_path: str | Path | None = None, *, name: str = DEFAULT_MODEL_NAME,
                  batch_size: int = 64, cache_size: int = 50_000, bf16: bool | None = None,
                  onnx_batches: bool = True) -> None:

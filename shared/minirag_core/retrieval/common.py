@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from minirag_core.retrieval.budget import set_budget_note
@@ -17,6 +18,12 @@ def query_vector(sources: RetrievalSources, query: str, mapping: QueryMapping | 
     embedder = sources.embedder
     known = mapping.vector_for(getattr(embedder, "name", "")) if mapping is not None else None
     return known if known is not None else embedder.embed([query])[0]
+
+
+def keeping_vector(mapping: QueryMapping, vector: Any, embedder: Any) -> QueryMapping:
+    """``mapping`` carrying the question's ``vector`` as ``embedder`` made it (reused by a later
+    retrieval with this mapping)."""
+    return replace(mapping, query_vector=vector, vector_model=getattr(embedder, "name", ""))
 
 
 def considered(settings: RetrievalSettings) -> int:

@@ -15,13 +15,13 @@ from minirag_core.retrieval.extensions.aggregated import cluster_summary
 from minirag_core.search.lexical import LexicalChunkIndex, TokenStore
 from minirag_core.scores import ScoreTable
 from minirag_core.storage.base import GraphStore
-from minirag_core.search.vectors import ENTITIES, RELATIONS, VectorIndex
+from minirag_core.search.vectors import CHUNKS, ENTITIES, RELATIONS, VectorIndex
 
 
 class CoreSources:
     """``RetrievalSources`` over a graph store, a ``VectorIndex`` and a BM25 index built lazily."""
 
-    #: the stores and the BM25 index may be read from two threads at once (a query's halves)
+    #: the stores may be read from two threads at once (a query's graph half beside its question's encoding)
     parallel_reads = True
 
     def __init__(self, graph: GraphStore, vectors: VectorIndex, embedder: Embedder,
@@ -73,6 +73,13 @@ class CoreSources:
             return {}
         _, matrix, position = self.vectors.position(ENTITIES)
         return {i: matrix[position[i]] for i in ids if i in position}
+
+    def dense_score_count(self) -> int | None:
+        """How many chunks ``chunk_dense_scores`` will score (every chunk held in memory), or None
+        when that depends on the question (the store's nearest chunks past the in-memory limit)."""
+        if not self.vectors.in_memory(CHUNKS):
+            return None
+        return len(self.vectors.position(CHUNKS)[0])
 
     def chunk_dense_scores(self, vector: np.ndarray) -> ScoreTable:
         return self.vectors.chunk_similarities(vector)

@@ -21,7 +21,7 @@ import numpy as np
 
 from minirag_core.embedding.base import Embedder
 from minirag_core.graph.records import DESCRIPTION_SEPARATOR
-from minirag_core.scores import ScoreTable, similarities
+from minirag_core.scores import ScoreTable, similarities, similarities_each
 from minirag_core.embedding.windows import embed_windows
 from minirag_core.storage.base import VectorStore
 from minirag_core.types import GENERIC_RELATION_KEYWORDS as _GENERIC
@@ -296,8 +296,8 @@ class VectorIndex:
         if not ids or k <= 0 or len(vectors) == 0:
             return [[] for _ in vectors]
         # one pass over the matrix for all vectors: the product is memory-bound
-        table = similarities(matrix, np.asarray(vectors, dtype=np.float32).T)
-        return [_top_rows(ids, table[:, j], k) for j in range(table.shape[1])]
+        table = similarities_each(matrix, np.asarray(vectors, dtype=np.float32))
+        return [_top_rows(ids, row, k) for row in table]
 
     def chunk_vectors(self) -> tuple[list[str], np.ndarray]:
         return self.vectors(CHUNKS)

@@ -101,12 +101,13 @@ def test_all_dev_questions_map(mapper, questions):
 
 
 def test_an_entity_naming_a_node_is_not_embedded_again(embedder, tmp_path, monkeypatch) -> None:
-    """The mapper embeds the question alone; seed selection takes the stored name vector of a
-    query entity that names an entity node (only other entities are embedded), and the seeds
-    equal those that embedding the entity gives (the embedder ignores case)."""
+    """The mapper embeds nothing; a mini query encodes the question and the query entities naming
+    no entity node in one encoder call, while one naming a node takes that node's stored vector;
+    the seeds equal those that embedding the entity gives (the embedder ignores case)."""
     import numpy as np
 
     from minirag_core.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from minirag_core.graph.names import normalize_entity_name
     from minirag_core.indexing.index import MiniRAGIndex
     from minirag_core.retrieval.query.seeds import select_seeds
     from minirag_core.types import Document
@@ -117,16 +118,21 @@ def test_an_entity_naming_a_node_is_not_embedded_again(embedder, tmp_path, monke
                   Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm.")])
     sources = index.sources
     assert sources.graph.entity("MARTA OLSEN") is not None
-    encoded: list[str] = []
+    calls: list[list[str]] = []
     original = fresh._encode
-    monkeypatch.setattr(fresh, "_encode", lambda texts: encoded.extend(texts) or original(texts))
+    monkeypatch.setattr(fresh, "_encode", lambda texts: calls.append(list(texts)) or original(texts))
     question = "What did marta olsen repair near the lighthouse of Vardo?"
     mapping = index.map_query(question)
-    assert encoded == [question]
-    encoded.clear()
+    assert calls == [] and mapping.entities
+    result = index.query(question, mode="mini")
+    unnamed = [e for e in result.mapping.entities if sources.graph.entity(normalize_entity_name(e)) is None]
+    assert unnamed and len(unnamed) < len(result.mapping.entities)
+    assert calls == [[question, *unnamed]]  # one pass; the named entities are not in it
+    assert result.seeds["MARTA OLSEN"] == 1.0
+    calls.clear()
     entities = ["marta olsen", "Vardo lighthouse"]
     seeds = select_seeds(sources, entities, top_k=5, min_similarity=0.3)
-    assert encoded == ["Vardo lighthouse"]  # the named one came from the stored vectors
+    assert calls == [["Vardo lighthouse"]]  # the named one came from the stored vectors
     assert seeds["marta olsen"]["MARTA OLSEN"] == 1.0
     # the same seeds as embedding every entity now
     monkeypatch.setattr(type(sources), "entity_vectors", lambda self, ids: {})
@@ -136,7 +142,6 @@ def test_an_entity_naming_a_node_is_not_embedded_again(embedder, tmp_path, monke
     for entity in seeds:
         assert seeds[entity].keys() == again[entity].keys()
         assert np.allclose(list(seeds[entity].values()), [again[entity][k] for k in seeds[entity]], atol=1e-3)
-    assert mapping.entities
 
 
 def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypatch) -> None:
@@ -175,14 +180,15 @@ def test_a_long_question_is_encoded_once_per_query(embedder, tmp_path, monkeypat
     assert other.vector_for("") is None
 
 
-def test_mini_searches_the_entities_beside_the_relevance_scores(embedder, tmp_path, monkeypatch) -> None:
-    """With a spare core and a query entity to embed (one naming no node), the seeds' entity
-    search runs in a worker thread while the question's chunk scores are computed; the result is
-    the one the serial order gives. Entities that all name nodes are searched in line."""
+def test_mini_finds_the_seeds_beside_the_question_encoding(embedder, tmp_path, monkeypatch) -> None:
+    """With a spare core and every query entity naming a node (nothing to embed but the question),
+    the graph half (seeds, subgraph, key edges, paths, the chunks' graph term) runs in a worker thread
+    while the question is encoded; the result is the one the serial order gives. A query entity to embed keeps all in line (its vector
+    comes from the question's encoder pass)."""
     import threading
 
     import minirag_core.concurrency as concurrency
-    import minirag_core.retrieval.modes.mini as mini
+    import minirag_core.retrieval.modes.mini_graph as mini_graph
     from minirag_core.indexing.index import MiniRAGIndex
     from minirag_core.types import Document
 
@@ -191,17 +197,26 @@ def test_mini_searches_the_entities_beside_the_relevance_scores(embedder, tmp_pa
                   Document("d2", "The north pier of Halden harbour was rebuilt by Jonas Berg after the storm."),
                   Document("d3", "Jonas Berg trained as a shipwright in Bergen before he moved to Halden.")])
     threads: list[int] = []
-    select = mini.select_seeds
-    monkeypatch.setattr(mini, "select_seeds", lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
+    select = mini_graph.select_seeds
+    monkeypatch.setattr(mini_graph, "select_seeds",
+                        lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
     results = {}
     for spare in (True, False):
         monkeypatch.setattr(concurrency, "spare_core", lambda spare=spare: spare)
         threads.clear()
-        results[spare] = index.query("Who rebuilt the pier where Marta Olsen repaired the Vardo lighthouse?",
-                                     mode="mini")
+        results[spare] = index.query("Where did Jonas Berg train?", mode="mini")
         assert threads and (threads[0] != threading.get_ident()) == spare
     assert results[True].seeds and results[True].to_dict() == results[False].to_dict()
     monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    # the chunk count the worker assumed is checked against the dense scores: a wrong one is redone
+    monkeypatch.setattr(type(index.sources), "dense_score_count", lambda self: 1)
     threads.clear()
-    named = index.query("Where did Jonas Berg train?", mode="mini")
-    assert named.seeds and threads == [threading.get_ident()]
+    again = index.query("Where did Jonas Berg train?", mode="mini")
+    assert len(threads) == 2 and again.to_dict() == results[False].to_dict()
+    monkeypatch.undo()
+    monkeypatch.setattr(mini_graph, "select_seeds",
+                        lambda *a, **k: threads.append(threading.get_ident()) or select(*a, **k))
+    monkeypatch.setattr(concurrency, "spare_core", lambda: True)
+    threads.clear()
+    unnamed = index.query("Who rebuilt the pier where Marta Olsen repaired the Vardo lighthouse?", mode="mini")
+    assert unnamed.seeds and threads == [threading.get_ident()]

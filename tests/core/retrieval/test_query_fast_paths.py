@@ -13,7 +13,8 @@ from minirag_core.retrieval.topology.key_edges import edge_weights, score_edges
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
 from minirag_core.graph.arrays import Subgraph
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
-from minirag_core.retrieval.topology.reasoning_paths import paths_from_seed
+from minirag_core.retrieval.topology.batch_paths import best_paths
+from minirag_core.retrieval.topology.reasoning_paths import paths_from_seed, top_paths
 from minirag_core.retrieval.query.seeds import select_answer_candidates
 from minirag_core.storage.networkx_store import NetworkXGraphStore
 
@@ -75,6 +76,71 @@ def test_array_graph_work_equals_the_networkx_functions(store: NetworkXGraphStor
             assert search.from_seed(seed, max_length=length, beam_width=beam, max_branch=branch) == paths_from_seed(
                 reference, seed, key_edges=chosen, answer_candidates=set(candidates), max_length=length,
                 beam_width=beam, max_branch=branch)
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=stores(), data=st.data())
+def test_all_seeds_paths_at_once_equal_each_seeds_search(store: NetworkXGraphStore, data: st.DataObject) -> None:
+    """``best_paths`` (every seed's beam in array operations) gives, for each (seed, w_v) pair,
+    exactly ``top_paths(from_seed(seed), w_v, k)``: the same paths, scores and order."""
+    entities = store.entity_ids()
+    seeds = sorted(set(data.draw(st.lists(st.sampled_from(entities), min_size=1, max_size=4))))
+    hops = data.draw(st.integers(0, 3))
+    sub = relation_subgraph(store, seeds, hops, data.draw(st.integers(1, 30)))
+    candidates = answer_candidates(sub, set(seeds), data.draw(st.lists(st.sampled_from(TYPES), max_size=2)),
+                                   data.draw(st.integers(0, 10)))
+    search = PathSearch(sub, key_edges(sub, seeds, candidates, hops, data.draw(st.integers(0, 12))), set(candidates))
+    length, beam, branch = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 8)), data.draw(st.integers(0, 4))
+    k = data.draw(st.integers(0, 12))
+    weights = st.sampled_from([1.0, 0.7123, 0.55, 0.0])
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from([*entities, "not a node"]), weights), max_size=6))
+    found = best_paths(search, pairs, max_length=length, beam_width=beam, max_branch=branch, k=k)
+    assert found == [[(list(p.nodes), score) for p, score in top_paths(
+        search.from_seed(seed, max_length=length, beam_width=beam, max_branch=branch), w, k)] for seed, w in pairs]
+
+
+def test_path_codes_order_paths_by_length_then_nodes() -> None:
+    """The one-number path keys order as (length, nodes) do, packed or (long paths) ranked."""
+    import numpy as np
+
+    from minirag_core.retrieval.topology.batch_paths import _path_codes
+
+    rng = np.random.default_rng(3)
+    for width, n_nodes in ((3, 40), (12, 10**6)):
+        lengths = rng.integers(1, width + 1, 300)
+        nodes = np.where(np.arange(width) < lengths[:, None], rng.integers(0, n_nodes, (300, width)), -1)
+        expected = sorted(range(300), key=lambda i: (lengths[i], nodes[i].tolist()))
+        codes = _path_codes(nodes, lengths, n_nodes)
+        assert sorted(range(300), key=lambda i: (codes[i], i)) == expected
+
+
+def test_key_edges_count_more_than_64_anchors(monkeypatch) -> None:
+    """Eq. 2 on bit sets holds past one 64-bit word of anchors, and without NumPy 2's popcount."""
+    import random
+
+    import numpy as np
+
+    import minirag_core.retrieval.topology.array_search as array_search
+
+    rng = random.Random(7)
+    store = NetworkXGraphStore(None)
+    g = store.graph
+    for i in range(160):
+        g.add_node(f"e{i:03d}", kind=ENTITY, name=f"E{i}", type=rng.choice(TYPES), description="", source_chunks=[])
+    for _ in range(400):
+        a, b = rng.sample(range(160), 2)
+        g.add_edge(f"e{a:03d}", f"e{b:03d}", kind=RELATION, weight=float(rng.randint(1, 3)), description="", keywords="k")
+    seeds = sorted(rng.sample(store.entity_ids(), 90))
+    sub = relation_subgraph(store, seeds, 2, 200)
+    reference = store.entity_subgraph(seeds, 2, 200)
+    candidates = answer_candidates(sub, set(seeds), TYPES, 30)
+    expected = reference_key_edges(score_edges(reference, seeds, candidates, 2), 50, edge_weights(reference))
+    assert len(set(seeds) | set(candidates)) > 64
+    assert list(key_edges(sub, seeds, candidates, 2, 50).items()) == list(expected.items())
+    bits = np.array([[0, 1, 2**64 - 1], [3, 2**63, 12345]], dtype=np.uint64)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert array_search._popcount(bits).tolist() == [[0, 1, 64], [2, 1, 6]]
+    assert list(key_edges(sub, seeds, candidates, 2, 50).items()) == list(expected.items())
 
 
 def test_relation_arrays_follow_writes() -> None:

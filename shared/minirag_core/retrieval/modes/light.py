@@ -19,7 +19,7 @@ from minirag_core.scores import top_ids
 from minirag_core.retrieval.query.seeds import nearest_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.types import KeyEdge, QueryMapping, RetrievalResult
-from minirag_core.retrieval.common import considered, materialise, query_vector
+from minirag_core.retrieval.common import considered, keeping_vector, materialise, query_vector
 from minirag_core.retrieval.sources import RetrievalSources
 
 LIGHT_ENTITIES_PER_KEYWORD = 10
@@ -46,7 +46,8 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         for entity_id, similarity in nearest:
             # rounded: vector stores differ in the last float digits, and ties must break alike
             entities[entity_id] = max(round(similarity, 5), entities.get(entity_id, 0.0))
-    dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
+    vector = query_vector(sources, query, mapping)
+    dense = sources.chunk_dense_scores(vector)
     matched = sorted(e for e, similarity in entities.items() if similarity >= settings.seed_min_similarity)
     about = {e: set(chunks) for e, chunks in sources.graph.subject_chunks(matched).items()}
     for entity_id, chunks in sources.graph.entity_chunk_ids(matched).items():
@@ -80,5 +81,5 @@ def retrieve_light(sources: RetrievalSources, query: str, mapping: QueryMapping,
         ranked = sorted(ranked + extra, key=lambda item: (-item[1], item[0]))
         via.update({c: "dense" for c, _ in extra})
     chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, notes=notes)
-    return RetrievalResult(query=query, mode="light", chunks=chunks, mapping=mapping,
+    return RetrievalResult(query=query, mode="light", chunks=chunks, mapping=keeping_vector(mapping, vector, sources.embedder),
                            seeds=dict(sorted(entities.items())), key_edges=key_edges, notes=notes)

@@ -1,27 +1,23 @@
 """MiniRAG's mini mode (Sec. 3.2): query mapping -> seeds and answer candidates -> eq. 2
-key edges -> eq. 3 reasoning paths -> chunk filtering and ranking under a token budget."""
+key edges -> eq. 3 reasoning paths (the graph half, ``mini_graph``) -> chunk filtering and
+ranking under a token budget."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any, Mapping
 
+from minirag_core.concurrency import beside
+from minirag_core.retrieval.common import considered, keeping_vector, materialise
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
-from minirag_core.retrieval.topology.chunk_ranking import (
-    RankWeights, add_bridges, hub_entities, lifted_above, query_relevance, rank_chunks, relative_specificity,
-    specificity,
-)
-from minirag_core.scores import top_ids
-from minirag_core.concurrency import beside
-from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
-from minirag_core.retrieval.topology.reasoning_paths import top_paths
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.query.seeds import embeds_entities, select_seeds, with_named_entities
+from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_weights
+from minirag_core.retrieval.query.seeds import query_vectors, stored_vectors_only, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
-from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
-from minirag_core.retrieval.common import considered, materialise, query_vector
 from minirag_core.retrieval.sources import RetrievalSources
+from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, lifted_above, query_relevance, rank_chunks
+from minirag_core.scores import top_ids
+from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 
 
 def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
@@ -33,56 +29,26 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     mapping = with_named_entities(sources, query, mapping)
     weights = RankWeights(settings.dense_weight, settings.lexical_weight, settings.graph_weight)
 
-    def seeds_now() -> dict[str, dict[str, float]]:
-        return select_seeds(sources, mapping.entities, top_k=settings.seed_top_k,
-                            min_similarity=settings.seed_min_similarity)
-
-    # an entity to embed (one naming no node) is embedded beside the question's relevance scores;
-    # stored vectors only make the entity search a single product, cheaper than a thread's hand-off
-    parallel = embeds_entities(sources, mapping.entities) and getattr(sources, "parallel_reads", False) and getattr(
-        sources.embedder, "parallel_embed", False)
-    with beside(seeds_now, parallel) as seeds_job:
-        dense = sources.chunk_dense_scores(query_vector(sources, query, mapping))
+    # when every query entity names a node with a stored vector, the graph half needs no encoder and
+    # runs beside the question's encoding (for as many chunks as the dense scores will cover, checked
+    # after); else one encoder pass makes the question's vector and those of the entities naming no node
+    known = mapping.vector_for(getattr(sources.embedder, "name", ""))
+    stored = stored_vectors_only(sources, mapping.entities) if known is None else None
+    vectors = stored if stored is not None else query_vectors(sources, mapping.entities, query, known)
+    expected = getattr(sources, "dense_score_count", lambda: None)()
+    parallel = stored is not None and bool(mapping.entities) and expected is not None and getattr(
+        sources, "parallel_reads", False)
+    with beside(lambda: graph_evidence(sources, mapping, settings, vectors, expected), parallel) as graph_job:
+        question = vectors.question if vectors.question is not None else sources.embedder.embed([query])[0]
+        dense = sources.chunk_dense_scores(question)
         relevance = query_relevance(dense, sources.chunk_lexical_scores(query), weights)
-    seeds_by_entity = seeds_job.result() if seeds_job is not None else seeds_now()
-    seed_ids = {s for found in seeds_by_entity.values() for s in found}
-    # the graph work on arrays (array_search): same results as the networkx functions it mirrors
-    subgraph = relation_subgraph(sources.graph, sorted(seed_ids), settings.hops, settings.max_subgraph_nodes)
     n_chunks = len(dense)
-
-    def entity_specificity(ids, exponent: float = 1.0) -> Mapping[str, float]:
-        return relative_specificity(sources.graph, ids, n_chunks, exponent)
-
-    candidates = answer_candidates(subgraph, seed_ids, mapping.answer_types, settings.max_answer_candidates,
-                                   entity_specificity if settings.specific_candidates else None)
-    chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
-    search = PathSearch(subgraph, chosen_edges, set(candidates))
-
-    paths: list[ReasoningPath] = []
-    for query_entity, seeds in seeds_by_entity.items():
-        for seed, similarity in sorted(seeds.items()):
-            found = search.from_seed(seed, max_length=settings.path_length, beam_width=settings.beam_width,
-                                     max_branch=settings.max_branch)
-            paths.extend(ReasoningPath(query_entity, list(p.nodes), score)
-                         for p, score in top_paths(found, similarity, settings.paths_per_seed))
-
-    path_entities = sorted({n for p in paths for n in p.nodes})
-    links = sources.graph.entity_chunk_ids(path_entities)
-    hubs, relative = hub_entities(links, n_chunks)
-    for path in paths:
-        path.specificity = min((relative.get(n, 1.0) for n in path.nodes), default=1.0)
-    entity_score: dict[str, float] = defaultdict(float)
-    for path in paths:
-        for node in set(path.nodes):
-            entity_score[node] += path.score
-    graph_scores: dict[str, float] = defaultdict(float)
-    chunk_entities: dict[str, list[str]] = defaultdict(list)
-    for entity, chunks in links.items():
-        link_weight = specificity(len(chunks), n_chunks, settings.graph_idf)
-        for chunk_id in chunks:
-            graph_scores[chunk_id] += entity_score[entity] * link_weight
-            if entity not in hubs:  # a hub links every chunk to the query: it explains none
-                chunk_entities[chunk_id].append(entity)
+    evidence = graph_job.result() if graph_job is not None else None
+    if evidence is None or evidence.n_chunks != n_chunks:
+        evidence = graph_evidence(sources, mapping, settings, vectors, n_chunks)
+    seeds_by_entity, seed_ids, paths = evidence.seeds_by_entity, evidence.seed_ids, evidence.paths
+    graph_scores, chunk_entities = evidence.graph_scores, evidence.chunk_entities
+    entity_specificity = specificity_weights(sources, n_chunks)
 
     base = top_ids(relevance, considered(settings)) if seed_ids else []  # the ranking without the graph
     if weights.dense or weights.lexical:
@@ -145,13 +111,13 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         notes.append("no graph evidence outweighed query relevance: the chunks are ranked by dense + BM25 relevance")
 
     key_edge_list = []
-    edge_attrs = subgraph.edge_attrs(list(chosen_edges))
-    for (u, v), score in chosen_edges.items():
+    edge_attrs = evidence.subgraph.edge_attrs(list(evidence.chosen_edges))
+    for (u, v), score in evidence.chosen_edges.items():
         attrs = edge_attrs.get((u, v), {})
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
     paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
     return RetrievalResult(
-        query=query, mode="mini", chunks=chunks, mapping=mapping,
+        query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, question, sources.embedder),
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},
-        answer_candidates=candidates, key_edges=key_edge_list, paths=paths, notes=notes,
+        answer_candidates=evidence.candidates, key_edges=key_edge_list, paths=paths, notes=notes,
     )

@@ -34,14 +34,11 @@ class OfflineQueryMapper:
 
     def map_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         entities = extract_query_entities(query, max_entities=self.max_entities)
-        # retrieval reuses the query's vector; an entity naming an entity node needs no vector of
-        # its own (seed selection takes the node's stored one), so entities are embedded there
-        embedder = self.typer.embedder
-        vector = embedder.embed([query])[0]
+        # nothing is embedded here: retrieval embeds the question together with the entities naming
+        # no entity node (seed selection takes a named one's stored vector), in one encoder pass
         pool_types = list(type_pool or {})
         types = held_types(technical_types(query, pool_types) + rule_answer_types(query), pool_types)[: self.max_types]
-        return QueryMapping(entities=entities, answer_types=types, source="offline", query_vector=vector,
-                            vector_model=getattr(embedder, "name", ""))
+        return QueryMapping(entities=entities, answer_types=types, source="offline")
 
     async def amap_query(self, query: str, type_pool: dict[str, list[str]]) -> QueryMapping:
         return await asyncio.to_thread(self.map_query, query, type_pool)

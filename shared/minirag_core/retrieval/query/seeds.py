@@ -4,7 +4,7 @@ candidates V_a (entities of a predicted answer type near the seeds)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import networkx as nx
 import numpy as np
@@ -57,39 +57,65 @@ def named_nodes(sources: RetrievalSources, query_entities: list[str]) -> dict[st
     return {e: eid for e, eid in named.items() if eid and sources.graph.entity(eid) is not None}
 
 
-def embeds_entities(sources: RetrievalSources, query_entities: list[str]) -> bool:
-    """Whether seed selection will embed a query entity (one naming no node, or no stored vectors)."""
+@dataclass(frozen=True)
+class QueryVectors:
+    """One row per query entity (``entities``) and the question's vector (None when not asked
+    for); ``named`` maps each query entity naming an entity node to that node."""
+
+    entities: np.ndarray
+    named: dict[str, str]
+    question: np.ndarray | None = None
+
+
+def query_vectors(sources: RetrievalSources, query_entities: list[str], question: str | None = None,
+                  question_vector: np.ndarray | None = None) -> QueryVectors:
+    """A vector for each query entity: the stored name vector of the entity node it names (the
+    same name, embedded at index time; the embedder ignores case), else its own; and, given
+    ``question``, the question's (``question_vector`` where the caller has it). What must be
+    embedded (the question, the entities naming no node) is embedded in one encoder pass."""
     named = named_nodes(sources, query_entities)
-    return len(named) < len(query_entities) or (bool(named) and getattr(sources, "entity_vectors", None) is None)
-
-
-def query_entity_vectors(sources: RetrievalSources, query_entities: list[str],
-                         named: dict[str, str]) -> np.ndarray:
-    """A vector per query entity: the stored name vector of the entity node it names (the same
-    name, embedded at index time; the embedder ignores case), else the entity embedded now."""
     stored_vectors = getattr(sources, "entity_vectors", None)
     stored = stored_vectors(sorted(set(named.values()))) if stored_vectors is not None and named else {}
-    missing = [e for e in query_entities if named.get(e) not in stored]
-    embedded = dict(zip(missing, sources.embedder.embed(missing))) if missing else {}
-    return np.stack([stored[named[e]] if named.get(e) in stored else np.asarray(embedded[e], dtype=np.float32)
-                     for e in query_entities])
+    missing = list(dict.fromkeys(e for e in query_entities if named.get(e) not in stored))
+    embed_question = question is not None and question_vector is None
+    texts = [question] * embed_question + missing
+    vectors = sources.embedder.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    embedded = dict(zip(missing, vectors[int(embed_question):]))
+    rows = [stored[named[e]] if named.get(e) in stored else np.asarray(embedded[e], dtype=np.float32)
+            for e in query_entities]
+    return QueryVectors(np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32), named,
+                        vectors[0] if embed_question else question_vector)
+
+
+def stored_vectors_only(sources: RetrievalSources, query_entities: list[str]) -> QueryVectors | None:
+    """:func:`query_vectors` of ``query_entities`` when each names an entity node whose stored
+    vector is at hand (nothing to embed), else None."""
+    named = named_nodes(sources, query_entities)
+    read = getattr(sources, "entity_vectors", None)
+    if read is None or len(named) < len(query_entities):
+        return None
+    stored = read(sorted(set(named.values())))
+    if any(named[e] not in stored for e in query_entities):
+        return None
+    rows = [stored[named[e]] for e in query_entities]
+    return QueryVectors(np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32), named)
 
 
 def select_seeds(sources: RetrievalSources, query_entities: list[str], *, top_k: int,
-                 min_similarity: float) -> dict[str, dict[str, float]]:
-    """For each query entity, the nearest entity nodes by name: {query entity: {seed: w_v}}.
+                 min_similarity: float, vectors: QueryVectors | None = None) -> dict[str, dict[str, float]]:
+    """For each query entity, the nearest entity nodes by name: {query entity: {seed: w_v}}
+    (``vectors``: :func:`query_vectors` of ``query_entities``, made here when not given).
 
     An exact (normalised) name match always counts with similarity 1.
     """
     if not query_entities:
         return {}
-    named = named_nodes(sources, query_entities)
-    vectors = query_entity_vectors(sources, query_entities, named)
+    vectors = vectors if vectors is not None else query_vectors(sources, query_entities)
     seeds: dict[str, dict[str, float]] = {}
-    for query_entity, nearest in zip(query_entities, nearest_entities(sources, vectors, top_k)):
+    for query_entity, nearest in zip(query_entities, nearest_entities(sources, vectors.entities, top_k)):
         found = {eid: sim for eid, sim in nearest if sim >= min_similarity}
-        if query_entity in named:
-            found[named[query_entity]] = 1.0
+        if query_entity in vectors.named:
+            found[vectors.named[query_entity]] = 1.0
         if found:
             seeds[query_entity] = found
     return seeds

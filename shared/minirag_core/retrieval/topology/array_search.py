@@ -13,7 +13,6 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from minirag_core.graph.arrays import Subgraph, _both_ways, _row_starts
-from minirag_core.retrieval.topology.key_edges import _reach
 from minirag_core.retrieval.topology.reasoning_paths import Path
 from minirag_core.types import is_known_type
 
@@ -45,14 +44,39 @@ def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], l
     return [sub.nodes[i] for i in found[:limit]]
 
 
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    """Set bits of each ``uint64`` (as int64)."""
+    if hasattr(np, "bitwise_count"):  # NumPy 2
+        return np.bitwise_count(bits).astype(np.int64)
+    return _BYTE_BITS[bits.view(np.uint8)].reshape(*bits.shape, 8).sum(axis=-1)
+
+
+_BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+
+
+def _reach_bits(n_nodes: int, left: np.ndarray, right: np.ndarray, anchor_rows: list[int], hops: int) -> np.ndarray:
+    """Which anchors lie within ``hops`` of each node, as bit sets (``n_nodes`` x words of 64
+    anchors): ``key_edges._reach`` packed, one OR over each node's neighbours per hop."""
+    anchors = np.arange(len(anchor_rows))
+    reach = np.zeros((n_nodes, (len(anchor_rows) + 63) // 64), dtype=np.uint64)
+    reach[anchor_rows, anchors // 64] = np.left_shift(np.uint64(1), (anchors % 64).astype(np.uint64))
+    rows, cols, _ = _both_ways(left, right, left)
+    order = np.argsort(rows, kind="stable")
+    starts = _row_starts(rows, n_nodes)[:-1]
+    linked = np.flatnonzero(np.bincount(rows, minlength=n_nodes))
+    for _ in range(hops):
+        reach[linked] |= np.bitwise_or.reduceat(reach[cols[order]], starts[linked], axis=0)
+    return reach
+
+
 def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], hops: int,
               top: int) -> dict[tuple[str, str], int]:
     """``key_edges.key_edges(score_edges(...), top, edge_weights(...))`` on a ``Subgraph``."""
     rows = [sub.position[a] for a in dict.fromkeys([*seeds, *candidates]) if a in sub.position]
     if not rows or not len(sub.left):
         return {}
-    reach = _reach(len(sub.nodes), sub.left, sub.right, rows, hops)
-    counts = (reach[sub.left] | reach[sub.right]).sum(axis=1)
+    reach = _reach_bits(len(sub.nodes), sub.left, sub.right, rows, hops)
+    counts = _popcount(reach[sub.left] | reach[sub.right]).sum(axis=1)
     scored = np.flatnonzero(counts)
     chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -sub.weight[scored], -counts[scored]))][:max(top, 0)]
     nodes = sub.nodes
@@ -87,6 +111,7 @@ class PathSearch:
         order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
         self._cols, self._gain = cols[order], gain[order]
         self._indptr = _row_starts(rows, n)
+        self._is_candidate = is_candidate
         self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
 
     def _ranked(self, node: int, needed: int) -> list[tuple[str, int, float]]:
