@@ -150,12 +150,7 @@ def run_set(run: ModelRun, name: str, args: argparse.Namespace, report: dict, sa
             entry["answers"].append(answer_question(run, index, question, mode, args.token_budget))
         if args.mapping_limit is None or len(entry["mapping"]) < args.mapping_limit:
             entry["mapping"].append(mapper_record(run, index, question, mapper))
-        entry["summary"] = {mode: summarise([r for r in entry["answers"] if r["mode"] == mode],
-                                            ("correct", "f1", "context_tokens", "prompt_tokens", "completion_tokens",
-                                             "seconds", "evidence_recall@5")) for mode in MODES}
-        entry["mapping_summary"] = summarise(entry["mapping"], ("recall@5_model", "recall@5_offline", "seconds",
-                                                                "prompt_tokens", "completion_tokens"))
-        entry["mapping_summary"]["fallbacks"] = sum(r["source"] == "fallback" for r in entry["mapping"])
+        set_summaries(entry)
         save()
     index.close()
 
@@ -194,6 +189,34 @@ def _pct(value, ci=None) -> str:
     return f"{100 * value:.1f}" + (f" [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]" if ci else "")
 
 
+def set_summaries(entry: dict) -> None:
+    """(Re)compute a set's per-mode and mapper summaries from its records."""
+    entry["summary"] = {mode: summarise([r for r in entry["answers"] if r["mode"] == mode],
+                                        ("correct", "f1", "context_tokens", "prompt_tokens", "completion_tokens",
+                                         "seconds", "evidence_recall@5")) for mode in MODES}
+    entry["mapping_summary"] = summarise(entry["mapping"], ("recall@5_model", "recall@5_offline", "seconds",
+                                                            "prompt_tokens", "completion_tokens"))
+    entry["mapping_summary"]["fallbacks"] = sum(r["source"] == "fallback" for r in entry["mapping"])
+
+
+def merge_reports(reports: list[dict]) -> dict:
+    """One report from runs that answered shares of the same sets (``--start``): records joined by
+    question, summaries recomputed; the first extraction run found is kept."""
+    merged: dict = {**reports[0], "sets": {}}
+    for report in reports:
+        for name, entry in report.get("sets", {}).items():
+            into = merged["sets"].setdefault(name, {"answers": [], "mapping": []})
+            seen = {(r["id"], r["mode"]) for r in into["answers"]}
+            into["answers"] += [r for r in entry["answers"] if (r["id"], r["mode"]) not in seen]
+            seen_mapping = {r["id"] for r in into["mapping"]}
+            into["mapping"] += [r for r in entry["mapping"] if r["id"] not in seen_mapping]
+        if "extraction" in report and "extraction" not in merged:
+            merged["extraction"] = report["extraction"]
+    for entry in merged["sets"].values():
+        set_summaries(entry)
+    return merged
+
+
 def table(report: dict) -> str:
     """The report as Markdown: answers per set and mode, the mapper comparison, the extraction run."""
     rows = ["| set | mode | n | correct % [95% CI] | token F1 % | context tok | prompt tok | completion tok | s/answer |",
@@ -222,8 +245,8 @@ def table(report: dict) -> str:
 
 
 def main(argv=None) -> dict:
-    if argv is None and sys.argv[1:2] == ["--table"]:  # render a finished (or partial) run
-        print(table(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))))
+    if argv is None and sys.argv[1:2] == ["--table"]:  # render finished (or partial) runs, merged
+        print(table(merge_reports([json.loads(Path(f).read_text(encoding="utf-8")) for f in sys.argv[2:]])))
         return {}
     args = parse_args(argv)
     configure_threads(args.threads)

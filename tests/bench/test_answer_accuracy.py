@@ -19,3 +19,21 @@ def test_mapper_record_scores_the_given_mapping_and_the_offline_one(embedder, tm
     record = mapper_record(None, index, question, index.query_mapper)  # the offline mapper as "the model"
     assert record["source"] == "offline" and record["entities"]
     assert record["recall@5_model"] == record["recall@5_offline"] == 1.0
+
+
+def test_reports_of_two_shares_merge_into_one_summary() -> None:
+    from benchmarks.quality.answer_accuracy import merge_reports
+
+    def record(qid: str, mode: str, correct: float) -> dict:
+        return {"id": qid, "mode": mode, "correct": correct, "f1": correct, "context_tokens": 10,
+                "prompt_tokens": 20, "completion_tokens": 3, "seconds": 1.0, "evidence_recall@5": 1.0}
+
+    def report(ids: list[str], correct: float) -> dict:
+        answers = [record(q, m, correct) for q in ids for m in ("naive", "light", "mini")]
+        return {"model": "m", "sets": {"s": {"answers": answers, "mapping": []}}}
+
+    first, second = report(["q1", "q2"], 1.0), report(["q2", "q3", "q4"], 0.0)  # q2 in both: kept once
+    merged = merge_reports([first, second])["sets"]["s"]
+    assert len(merged["answers"]) == 12
+    assert merged["summary"]["mini"]["n"] == 4 and merged["summary"]["mini"]["correct"] == 0.5
+    assert merged["mapping_summary"]["n"] == 0
