@@ -142,13 +142,12 @@ def run_set(run: ModelRun, name: str, args: argparse.Namespace, report: dict, sa
     mapper = LLMQueryMapper(run.mapper_llm, fallback=index.query_mapper)
     entry = report["sets"].setdefault(name, {"answers": [], "mapping": []})
     entry.update({"n_questions": len(questions), "index": build.to_dict()})
-    answered = {r["id"] for r in entry["answers"]}
-    for question in questions:
-        if question.id in answered:  # --resume: kept from the report this run continues
-            continue
-        for mode in MODES:
-            entry["answers"].append(answer_question(run, index, question, mode, args.token_budget))
-        if args.mapping_limit is None or len(entry["mapping"]) < args.mapping_limit:
+    answered, mapped = {r["id"] for r in entry["answers"]}, {r["id"] for r in entry["mapping"]}
+    for question in questions:  # --resume: what the report holds is kept, the rest is done
+        if question.id not in answered:
+            for mode in MODES:
+                entry["answers"].append(answer_question(run, index, question, mode, args.token_budget))
+        if question.id not in mapped and (args.mapping_limit is None or len(entry["mapping"]) < args.mapping_limit):
             entry["mapping"].append(mapper_record(run, index, question, mapper))
         set_summaries(entry)
         save()
