@@ -144,7 +144,7 @@ class MiniRAGSession:
             raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities at "
                              "least 0, decay between 0 and 1")
         self.admission = Admission(new_chunks, admit_ratio)
-        self.new_chunks, self.admit_ratio, self.rows_of_new_chunks = new_chunks, admit_ratio, rows_of_new_chunks
+        self.rows_of_new_chunks = rows_of_new_chunks
         self.index = index
         self.mode = check_mode(mode)
         self.max_entities, self.max_edges, self.max_passages = max_entities, max_edges, max_passages
@@ -208,6 +208,16 @@ class MiniRAGSession:
         k, deeper = self._depth(overrides)
         result = await asyncio.to_thread(self.index.query_mapped, text, mapping, mode=mode, **deeper)
         return self._record(question, self._new_within_limit(result, k), carried)
+
+    @property
+    def new_chunks(self) -> int | None:
+        """Most chunks a follow-up sends in full (the admission's bound)."""
+        return self.admission.new_chunks
+
+    @property
+    def admit_ratio(self) -> float | None:
+        """The share of the turn's best score a new chunk needs (the admission's bound)."""
+        return self.admission.admit_ratio
 
     def _depth(self, overrides: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """The turn's top_k, and the overrides to rank by: twice as deep when a follow-up's
