@@ -46,6 +46,11 @@ class RetrievalSettings:
     # each result names its document. Caps 1-3 tie on the tune halves of all four dev sets; 2 keeps a
     # long page from filling the top 5 and still lets its two best sections through
     max_chunks_per_document: int = 2
+    # mini mode: a document's chunks after its best-ranked one keep this share of what the graph (paths,
+    # bridges) added to their relevance (1 = every chunk keeps it all): a page's sections all sit near the
+    # same chunks, so the graph's evidence is counted once per page. 0-0.5 tie on recall@5 on all six tune
+    # halves; 0.5 keeps the most answer text in the top 5 (sweep_all_sets.py, graph_adds/sweep_document_share_tune.json)
+    document_graph_share: float = 0.5
     # LeanRAG's bottom-up evidence (retrieval/extensions/aggregated.py): clusters up to the lowest common
     # ancestors of the query's entities, their summaries and the paths inside them replace the graph rows
     aggregate: bool = False        # mini mode: show aggregated evidence (the chunks do not change)

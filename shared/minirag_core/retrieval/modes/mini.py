@@ -15,7 +15,8 @@ from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_
 from minirag_core.retrieval.query.seeds import query_vectors, stored_vectors_only, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.retrieval.sources import RetrievalSources
-from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, lifted_above, query_relevance, rank_chunks
+from minirag_core.retrieval.topology.chunk_ranking import (
+    RankWeights, add_bridges, lifted_above, query_relevance, rank_chunks, spread_documents)
 from minirag_core.scores import top_ids
 from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
 
@@ -85,6 +86,11 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             chunk_entities[hop.target].append(hop.entity)
     if not seed_ids:
         notes.append("no query entity matched an entity node; ranked by query relevance (dense + BM25) only")
+    head = None
+    if settings.document_graph_share < 1.0 and ranked and seed_ids:  # a document's graph evidence counts once
+        head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
+        ranked = spread_documents(ranked, relevance, {c: a["doc_id"] for c, a in head.items()},
+                                  settings.document_graph_share)
     lifted = lifted_above(ranked, relevance)
     via = {c: "graph" if c in lifted else "relevance" for c, _ in ranked}
     if settings.fill and len(ranked) < settings.top_k * 4:
@@ -92,9 +98,11 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
         ranked.extend(extra)
         via.update({c: "relevance" for c, _ in extra})
-    head = None
+    head_ids = [c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]]
+    if head is not None and any(c not in head for c in head_ids):  # the fill added chunks
+        head = None
     if settings.coverage_weight > 0 and len(aspects) > 1 and ranked and seed_ids:  # the head covers every entity
-        head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
+        head = head if head is not None else sources.graph.chunks(head_ids)
         head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
         before = [c for c, _ in ranked[: settings.top_k]]
         ranked_before = list(ranked)

@@ -112,6 +112,28 @@ def add_bridges(ranked: list[tuple[str, float]], relevance: Mapping[str, float],
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
+def spread_documents(ranked: list[tuple[str, float]], relevance: Mapping[str, float], doc_of: Mapping[str, str],
+                     share: float) -> list[tuple[str, float]]:
+    """The graph's evidence counted once per document: walking ``ranked`` in order, a document's
+    first chunk keeps its score, each later chunk of it keeps only ``share`` of what the graph
+    added above its own ``relevance`` (1: unchanged). A page's sections often all sit one link from
+    the same chunks, so without this its second section outranks another page on the strength of
+    evidence its first already carries. Chunks without a document in ``doc_of`` are unchanged."""
+    if share >= 1.0:
+        return ranked
+    seen: set[str] = set()
+    scores = []
+    for chunk, score in ranked:
+        doc = doc_of.get(chunk)
+        own = float(relevance.get(chunk, 0.0))
+        if doc is not None and doc in seen and score > own:
+            score = own + share * (score - own)
+        if doc is not None:
+            seen.add(doc)
+        scores.append((chunk, score))
+    return sorted(scores, key=lambda item: (-item[1], item[0]))
+
+
 def lifted_above(ranked: list[tuple[str, float]], prior: Mapping[str, float]) -> set[str]:
     """The chunks of ``ranked`` placed above a chunk that scores higher by ``prior`` (the query
     relevance, say): what the added evidence, not the prior score, ranked where it is."""
