@@ -76,7 +76,7 @@ class ChunkLinks:
         """``entity_position``: entity id -> row (every entity); ``chunk_ids`` sorted;
         ``mentions`` (entity, chunk) pairs, those naming an unknown id are skipped."""
         self.entity_position, self.chunk_ids = entity_position, chunk_ids
-        chunk_position = {c: i for i, c in enumerate(chunk_ids)}
+        self.chunk_position = chunk_position = {c: i for i, c in enumerate(chunk_ids)}
         pairs = np.fromiter(((entity_position.get(e, -1), chunk_position.get(c, -1)) for e, c in mentions),
                             dtype=np.dtype((np.int64, 2))).reshape(-1, 2)
         pairs = pairs[(pairs >= 0).all(axis=1)]
@@ -84,6 +84,28 @@ class ChunkLinks:
         order = np.lexsort((cols, rows))
         self.indices = cols[order]
         self.indptr = _row_starts(rows, len(entity_position))
+        self.counts = np.diff(self.indptr)  # each entity's number of chunks
+        self._entity_ids: list[str] | None = None
+        self._by_chunk: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def entity_ids(self) -> list[str]:
+        """The entity ids by row."""
+        if self._entity_ids is None:
+            ids = [""] * len(self.entity_position)
+            for entity, row in self.entity_position.items():
+                ids[row] = entity
+            self._entity_ids = ids
+        return self._entity_ids
+
+    def by_chunk(self) -> tuple[np.ndarray, np.ndarray]:
+        """The links from the chunks' side: (indptr over chunk positions, entity rows), each
+        chunk's entities in row (id) order; built on first use."""
+        if self._by_chunk is None:
+            owners = np.repeat(np.arange(len(self.counts)), self.counts)
+            order = np.lexsort((owners, self.indices))
+            self._by_chunk = (_row_starts(self.indices, len(self.chunk_ids)), owners[order])
+        return self._by_chunk
 
     def chunk_lists(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each known entity, its chunk ids in sorted order (unknown ids are left out)."""

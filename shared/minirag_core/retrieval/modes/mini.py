@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.common import considered, keeping_vector, materialise
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
+from minirag_core.retrieval.extensions.bridge_arrays import bridge_scores_on_arrays
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
 from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_weights
@@ -59,10 +60,17 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     bridges: list[Bridge] = []
     if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
-        bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
-                                         seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
-                                         damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
-                                         entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
+        links = getattr(sources.graph, "link_arrays", None)
+        if links is not None:  # the same, on arrays
+            bridged, bridges = bridge_scores_on_arrays(
+                links(), links(subjects=True), relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
+                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                n_chunks=n_chunks, specificity_exponent=settings.bridge_specificity)
+        else:
+            bridged, bridges = bridge_scores(
+                sources.graph, relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
+                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)

@@ -1,0 +1,91 @@
+"""Each chunk's graph term (Sec. 3.2.2): the eq. 3 scores of the paths through the entities it
+mentions, each entity's share weighted by its specificity (idf), and the entities that link the
+chunk to the query (hubs aside). Also sets each path's ``specificity``.
+
+``graph_terms`` runs on a store's link arrays (``link_arrays()``) where it has them, else on its
+``entity_chunk_ids``; both give the same scores, summed in the same order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from minirag_core.graph.arrays import ChunkLinks
+from minirag_core.retrieval.topology.batch_paths import PathTable
+from minirag_core.retrieval.topology.chunk_ranking import (HUB_MIN_CHUNKS, HUB_SHARE, hub_entities, relative_values,
+                                                           specificity)
+from minirag_core.types import ReasoningPath
+
+#: (graph term per chunk, the entities linking each chunk to the query)
+GraphTerms = tuple[dict[str, float], "defaultdict[str, list[str]]"]
+
+
+def graph_terms(graph: Any, paths: list[ReasoningPath], n_chunks: int, use_idf: bool,
+                table: PathTable | None = None, names: list[str] | None = None) -> GraphTerms:
+    """The graph term of every chunk the ``paths`` reach, among ``n_chunks`` chunks. ``table``
+    (the paths as arrays, numbered into ``names``) lets a store with link arrays skip Python loops."""
+    arrays = getattr(graph, "link_arrays", None)
+    if arrays is not None and table is not None and names is not None:
+        return graph_terms_on_arrays(arrays(), paths, table, names, n_chunks, use_idf)
+    return graph_terms_on_lists(graph, paths, n_chunks, use_idf)
+
+
+def graph_terms_on_lists(graph: Any, paths: list[ReasoningPath], n_chunks: int, use_idf: bool) -> GraphTerms:
+    """``graph_terms`` from the store's ``entity_chunk_ids``."""
+    links = graph.entity_chunk_ids(sorted({n for p in paths for n in p.nodes}))
+    hubs, relative = hub_entities(links, n_chunks)
+    for path in paths:
+        path.specificity = min((relative.get(n, 1.0) for n in path.nodes), default=1.0)
+    entity_score: dict[str, float] = defaultdict(float)
+    for path in paths:
+        for node in set(path.nodes):
+            entity_score[node] += path.score
+    graph_scores: dict[str, float] = defaultdict(float)
+    chunk_entities: defaultdict[str, list[str]] = defaultdict(list)
+    for entity, chunks in links.items():
+        link_weight = specificity(len(chunks), n_chunks, use_idf)
+        for chunk_id in chunks:
+            graph_scores[chunk_id] += entity_score[entity] * link_weight
+            if entity not in hubs:  # a hub links every chunk to the query: it explains none
+                chunk_entities[chunk_id].append(entity)
+    return graph_scores, chunk_entities
+
+
+def graph_terms_on_arrays(links: ChunkLinks, paths: list[ReasoningPath], table: PathTable, names: list[str],
+                          n_chunks: int, use_idf: bool) -> GraphTerms:
+    """``graph_terms_on_lists`` on link arrays: the same sums, added in the same order (entities
+    in id order, each path's score in path order), so the same floats."""
+    on_path = table.nodes >= 0
+    local = np.unique(table.nodes[on_path])  # the path entities, in id order (numbers follow ids)
+    rows = np.array([links.entity_position.get(names[i], -1) for i in local.tolist()], dtype=np.int64)
+    known = rows >= 0
+    local, rows = local[known], rows[known]
+    counts = links.counts[rows]
+    relative = np.ones(len(names) + 1, dtype=np.float64)  # the last: padding, above every value
+    relative[local] = relative_values(counts, n_chunks)
+    relative[-1] = np.inf
+    if len(table.nodes):
+        for path, value in zip(paths, relative[table.nodes].min(axis=1).tolist()):
+            path.specificity = value
+    entity_score = np.bincount(table.nodes[on_path], minlength=len(names),
+                               weights=np.broadcast_to(table.scores[:, None], table.nodes.shape)[on_path])
+    distinct, inverse = np.unique(counts, return_inverse=True)
+    link_weight = np.array([specificity(n, n_chunks, use_idf) for n in distinct.tolist()],
+                           dtype=np.float64)[inverse.reshape(-1)]
+    starts = links.indptr[rows]
+    owner = np.repeat(np.arange(len(rows)), counts)
+    entries = starts[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+    chunks = links.indices[entries]
+    sums = np.bincount(chunks, weights=(entity_score[local] * link_weight)[owner], minlength=len(links.chunk_ids))
+    chunk_ids = links.chunk_ids
+    touched = np.unique(chunks)
+    graph_scores = dict(zip([chunk_ids[c] for c in touched.tolist()], sums[touched].tolist()))
+    chunk_entities: defaultdict[str, list[str]] = defaultdict(list)
+    explaining = counts[owner] <= max(HUB_MIN_CHUNKS, HUB_SHARE * n_chunks)  # a hub explains no chunk
+    entity_names = [names[i] for i in local.tolist()]
+    for chunk, entity in zip(chunks[explaining].tolist(), owner[explaining].tolist()):
+        chunk_entities[chunk_ids[chunk]].append(entity_names[entity])
+    return graph_scores, chunk_entities
