@@ -12,7 +12,7 @@ ids does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -131,10 +131,23 @@ class Subgraph:
     weight: np.ndarray
     #: the stored attributes (``description``, ``keywords``) of edges given by their two ids, in one read
     edge_attrs: EdgeAttrs
+    #: each edge both ways as (rows, cols, weights), sorted by (row, -weight, col); made on first use if not given
+    directed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     position: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.position = {n: i for i, n in enumerate(self.nodes)}
+        self.position = dict(zip(self.nodes, range(len(self.nodes))))
+        self._indptr: np.ndarray | None = None
+
+    def both_ways(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, rows, cols, weights): every edge from both ends, each node's strongest first (then by number)."""
+        if self.directed is None:
+            rows, cols, weights = _both_ways(self.left, self.right, self.weight)
+            order = np.lexsort((cols, -weights, rows))
+            self.directed = (rows[order], cols[order], weights[order])
+        if self._indptr is None:
+            self._indptr = _row_starts(self.directed[0], len(self.nodes))
+        return (self._indptr, *self.directed)
 
     @classmethod
     def from_graph(cls, graph: nx.Graph) -> Subgraph:
@@ -180,27 +193,32 @@ class RelationArrays:
         return cls(ids, [str(nodes[n].get("type", "")) for n in ids], edges,
                    lambda pairs: {(a, b): raw.get(a, {}).get(b, {}) for a, b in pairs}, max_neighbors)
 
-    def row(self, i: int, limit: int) -> list[int]:
-        """Entity ``i``'s ``limit`` strongest relation neighbours."""
-        start = self.indptr[i]
-        return self.indices[start:min(start + limit, self.indptr[i + 1])].tolist()
+    def _neighbours(self, node: int, reached: int) -> Iterator[int]:
+        """Entity ``node``'s relation neighbours, strongest first, read a slice at a time (a node
+        adds at most ``max_neighbors``, so it skips at most the ``reached`` nodes: the rest is never read)."""
+        start, end = self.indptr[node:node + 2].tolist()
+        end = min(end, start + self.max_neighbors + reached)
+        step = 2 * self.max_neighbors
+        for begin in range(start, end, step):
+            yield from self.indices[begin:min(begin + step, end)].tolist()
 
     def expand(self, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
         """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation
         edges, each node adding at most ``max_neighbors`` strongest new neighbours."""
         max_neighbors = self.max_neighbors
-        # a node adds at most max_neighbors, so it skips at most the nodes already reached
         depth = bounded_expansion([self.position[s] for s in dict.fromkeys(seeds) if s in self.position],
-                                  lambda node, reached: self.row(node, max_neighbors + reached),
-                                  hops, max_nodes, max_neighbors)
-        members = np.array(sorted(depth), dtype=np.int64)
-        left, right, weight = self._induced(members)
-        ids, types = self.ids, self.types
-        return Subgraph([ids[m] for m in members.tolist()], [depth[m] for m in members.tolist()],
-                        [types[m] for m in members.tolist()], left, right, weight, self.edge_attrs)
+                                  self._neighbours, hops, max_nodes, max_neighbors)
+        members = np.sort(np.fromiter(depth, dtype=np.int64, count=len(depth)))
+        directed = self._induced(members)
+        rows, cols, weights = directed
+        one_way = cols > rows
+        ids, types, numbers = self.ids, self.types, members.tolist()
+        return Subgraph([ids[m] for m in numbers], [depth[m] for m in numbers], [types[m] for m in numbers],
+                        rows[one_way], cols[one_way], weights[one_way], self.edge_attrs, directed)
 
     def _induced(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The edges among ``members`` (sorted global numbers) as local ``left < right``."""
+        """The edges among ``members`` (sorted global numbers) from both ends in local numbers, as
+        (rows, cols, weights) sorted by (row, -weight, col): the rows' order, restricted."""
         local = np.full(len(self.ids), -1, dtype=np.int64)
         local[members] = np.arange(len(members))
         starts, ends = self.indptr[members], self.indptr[members + 1]
@@ -209,5 +227,5 @@ class RelationArrays:
         offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         entries = np.repeat(starts, lengths) + offsets
         target = local[self.indices[entries]]
-        keep = target > owner
+        keep = (target >= 0) & (target != owner)
         return owner[keep], target[keep], self.weights[entries[keep]]

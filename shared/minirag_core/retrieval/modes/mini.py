@@ -18,7 +18,7 @@ from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.retrieval.sources import RetrievalSources
 from minirag_core.retrieval.topology.chunk_ranking import RankWeights, add_bridges, lifted_above, query_relevance, rank_chunks
 from minirag_core.scores import top_ids
-from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
+from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult, sorted_paths
 
 
 def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
@@ -123,7 +123,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for (u, v), score in evidence.chosen_edges.items():
         attrs = edge_attrs.get((u, v), {})
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
-    paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
+    paths = sorted_paths(paths)
     return RetrievalResult(
         query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, question, sources.embedder),
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},

@@ -73,6 +73,14 @@ def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: in
     where it leads."""
     if exponent == 0:
         return {}
+    link_arrays = getattr(graph, "link_arrays", None)
+    if link_arrays is not None:  # the counts as one array lookup
+        links = link_arrays()
+        rows = {e: links.entity_position.get(e, -1) for e in entity_ids}
+        known = [e for e, row in rows.items() if row >= 0]
+        counts = links.counts[np.array([rows[e] for e in known], dtype=np.int64)]
+        values = relative_values(counts, total_chunks, exponent).tolist()
+        return {e: v for e, v, n in zip(known, values, counts.tolist()) if n}
     counts = getattr(graph, "entity_chunk_counts", None)
     if counts is not None:
         found = counts(list(entity_ids))
