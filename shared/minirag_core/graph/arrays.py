@@ -12,7 +12,7 @@ ids does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -180,6 +180,8 @@ class RelationArrays:
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]
         self.indptr = _row_starts(rows, len(ids))
+        self._rows: dict[int, list[int]] = {}
+        self._cached = 0
 
     @classmethod
     def from_graph(cls, graph: nx.Graph, max_neighbors: int = 40) -> RelationArrays:
@@ -193,14 +195,20 @@ class RelationArrays:
         return cls(ids, [str(nodes[n].get("type", "")) for n in ids], edges,
                    lambda pairs: {(a, b): raw.get(a, {}).get(b, {}) for a, b in pairs}, max_neighbors)
 
-    def _neighbours(self, node: int, reached: int) -> Iterator[int]:
-        """Entity ``node``'s relation neighbours, strongest first, read a slice at a time (a node
-        adds at most ``max_neighbors``, so it skips at most the ``reached`` nodes: the rest is never read)."""
-        start, end = self.indptr[node:node + 2].tolist()
-        end = min(end, start + self.max_neighbors + reached)
-        step = 2 * self.max_neighbors
-        for begin in range(start, end, step):
-            yield from self.indices[begin:min(begin + step, end)].tolist()
+    #: relation neighbours held as Python lists (rows read by queries), at most this many in all
+    CACHED_NEIGHBOURS = 2_000_000
+
+    def _neighbours(self, node: int, reached: int) -> list[int]:
+        """Entity ``node``'s relation neighbours, strongest first (the whole row, kept as a list:
+        a node adds at most ``max_neighbors``, so the expansion stops reading it long before its end)."""
+        found = self._rows.get(node)
+        if found is None:
+            start, end = self.indptr[node:node + 2].tolist()
+            if self._cached + end - start > self.CACHED_NEIGHBOURS:
+                self._rows, self._cached = {}, 0
+            found = self._rows[node] = self.indices[start:end].tolist()
+            self._cached += end - start
+        return found
 
     def expand(self, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
         """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation

@@ -103,6 +103,11 @@ class NetworkXGraphStore:
             node = self.graph.nodes[entity_id]
             return {**{k: node[k] for k in ("name", "type", "description")}, "source_chunks": sorted(node["sources"])}
 
+    def has_entity(self, entity_id: str) -> bool:
+        """Whether ``entity_id`` is an entity node (``entity`` without reading its record)."""
+        node = self.graph._node.get(entity_id)
+        return node is not None and node.get("kind") == ENTITY
+
     def _strongest_relations(self, node: str) -> list[str]:
         """A node's relation neighbours, strongest first (cached until the next write)."""
         found = self._strongest.get(node)

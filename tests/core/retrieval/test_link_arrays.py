@@ -89,7 +89,10 @@ def test_chunk_graph_terms_on_arrays_equal_the_loops(store: NetworkXGraphStore, 
     scores, linking = graph_terms_on_arrays(store.link_arrays(), paths, table, names, n_chunks, use_idf)
     expected_scores, expected_linking = graph_terms_on_lists(ListsOnly(store), expected_paths, n_chunks, use_idf)
     assert scores == dict(expected_scores)  # the same floats: the same sums in the same order
-    assert dict(linking) == dict(expected_linking)
+    assert linking is not None and not dict(linking)  # nothing worked out before it is asked for
+    for chunk in [*store.chunk_ids(), "not a chunk"]:  # worked out per chunk when asked for
+        assert linking.get(chunk, []) == expected_linking.get(chunk, [])
+        assert linking[chunk] == expected_linking[chunk]
     assert [p.specificity for p in paths] == [p.specificity for p in expected_paths]
 
 

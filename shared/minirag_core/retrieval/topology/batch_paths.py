@@ -83,8 +83,9 @@ def path_table(search: PathSearch, pairs: list[tuple[str, float]], *, max_length
             break
         parent, grown, grown_gains = _grow(search, paths, gains, max_branch + max_length, max_branch)
         grown_groups = groups[parent]
-        # each seed's beam: by (-gain, nodes) (all grown paths have one length)
-        order = np.lexsort([*grown.T[::-1], -grown_gains, grown_groups])
+        # each seed's beam: by (-gain, nodes) (all grown paths have one length: codes order as nodes do)
+        codes = _path_codes(grown, np.full(len(grown), grown.shape[1]), n_names)
+        order = np.lexsort([codes, -grown_gains, grown_groups])
         order = order[_first_per_group(grown_groups[order], beam_width)]
         paths, gains, groups = grown[order], grown_gains[order], grown_groups[order]
         found.append((groups, _padded(paths, width), gains, np.full(len(paths), step + 2)))

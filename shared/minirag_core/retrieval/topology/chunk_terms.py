@@ -83,9 +83,38 @@ def graph_terms_on_arrays(links: ChunkLinks, paths: list[ReasoningPath], table: 
     chunk_ids = links.chunk_ids
     touched = np.unique(chunks)
     graph_scores = dict(zip([chunk_ids[c] for c in touched.tolist()], sums[touched].tolist()))
-    chunk_entities: defaultdict[str, list[str]] = defaultdict(list)
     explaining = counts[owner] <= max(HUB_MIN_CHUNKS, HUB_SHARE * n_chunks)  # a hub explains no chunk
-    entity_names = [names[i] for i in local.tolist()]
-    for chunk, entity in zip(chunks[explaining].tolist(), owner[explaining].tolist()):
-        chunk_entities[chunk_ids[chunk]].append(entity_names[entity])
-    return graph_scores, chunk_entities
+    by_chunk = np.argsort(chunks[explaining], kind="stable")  # each chunk's entities stay in id order
+    entity_names = np.array([names[i] for i in local.tolist()], dtype=object)
+    return graph_scores, LinkingEntities(links, chunks[explaining][by_chunk],
+                                         entity_names[owner[explaining][by_chunk]] if len(by_chunk) else [])
+
+
+class LinkingEntities(defaultdict):
+    """Each chunk's linking entities as ``graph_terms_on_lists`` lists them, worked out for a
+    chunk when first asked for: a query reads a few dozen of the chunks its paths reach."""
+
+    def __init__(self, links: ChunkLinks, chunks: np.ndarray, entities: Any) -> None:
+        """``chunks``: chunk positions in ``links`` (sorted), ``entities``: the entity of each."""
+        super().__init__(list)
+        self._position, self._chunks, self._entities = links.chunk_position, chunks, entities
+
+    def _linked(self, chunk_id: str) -> list[str]:
+        row = self._position.get(chunk_id)
+        if row is None:
+            return []
+        start, end = np.searchsorted(self._chunks, [row, row + 1]).tolist()
+        return list(self._entities[start:end])
+
+    def __missing__(self, chunk_id: str) -> list[str]:
+        found = self[chunk_id] = self._linked(chunk_id)
+        return found
+
+    def get(self, chunk_id: str, default: Any = None) -> Any:  # type: ignore[override]
+        if chunk_id in self:
+            return self[chunk_id]
+        found = self._linked(chunk_id)
+        if not found:
+            return default
+        self[chunk_id] = found
+        return found
