@@ -8,6 +8,7 @@ chunk to the query (hubs aside). Also sets each path's ``specificity``.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from typing import Any
 
@@ -97,14 +98,13 @@ class LinkingEntities(defaultdict):
     def __init__(self, links: ChunkLinks, chunks: np.ndarray, entities: Any) -> None:
         """``chunks``: chunk positions in ``links`` (sorted), ``entities``: the entity of each."""
         super().__init__(list)
-        self._position, self._chunks, self._entities = links.chunk_position, chunks, entities
+        self._position, self._chunks, self._entities = links.chunk_position, chunks.tolist(), list(entities)
 
     def _linked(self, chunk_id: str) -> list[str]:
         row = self._position.get(chunk_id)
         if row is None:
             return []
-        start, end = np.searchsorted(self._chunks, [row, row + 1]).tolist()
-        return list(self._entities[start:end])
+        return self._entities[bisect_left(self._chunks, row):bisect_right(self._chunks, row)]
 
     def __missing__(self, chunk_id: str) -> list[str]:
         found = self[chunk_id] = self._linked(chunk_id)
