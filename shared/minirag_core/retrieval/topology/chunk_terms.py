@@ -60,7 +60,7 @@ def graph_terms_on_arrays(links: ChunkLinks, paths: list[ReasoningPath], table: 
     """``graph_terms_on_lists`` on link arrays: the same sums, added in the same order (entities
     in id order, each path's score in path order), so the same floats."""
     on_path = table.nodes >= 0
-    local = np.unique(table.nodes[on_path])  # the path entities, in id order (numbers follow ids)
+    local = np.flatnonzero(np.bincount(table.nodes[on_path], minlength=len(names)))  # path entities, in id order
     rows = np.array([links.entity_position.get(names[i], -1) for i in local.tolist()], dtype=np.int64)
     known = rows >= 0
     local, rows = local[known], rows[known]
@@ -82,7 +82,7 @@ def graph_terms_on_arrays(links: ChunkLinks, paths: list[ReasoningPath], table: 
     chunks = links.indices[entries]
     sums = np.bincount(chunks, weights=(entity_score[local] * link_weight)[owner], minlength=len(links.chunk_ids))
     chunk_ids = links.chunk_ids
-    touched = np.unique(chunks)
+    touched = np.flatnonzero(np.bincount(chunks, minlength=len(chunk_ids)))
     graph_scores = dict(zip([chunk_ids[c] for c in touched.tolist()], sums[touched].tolist()))
     explaining = counts[owner] <= max(HUB_MIN_CHUNKS, HUB_SHARE * n_chunks)  # a hub explains no chunk
     by_chunk = np.argsort(chunks[explaining], kind="stable")  # each chunk's entities stay in id order
