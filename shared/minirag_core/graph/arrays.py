@@ -196,7 +196,7 @@ class RelationArrays:
                    lambda pairs: {(a, b): raw.get(a, {}).get(b, {}) for a, b in pairs}, max_neighbors)
 
     #: relation neighbours held as Python lists (rows read by queries), at most this many in all
-    CACHED_NEIGHBOURS = 2_000_000
+    CACHED_NEIGHBOURS = 500_000  # about 18 MB of Python ints
 
     def _neighbours(self, node: int, reached: int) -> list[int]:
         """Entity ``node``'s relation neighbours, strongest first (the whole row, kept as a list:

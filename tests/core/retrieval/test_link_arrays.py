@@ -162,3 +162,21 @@ def test_link_arrays_follow_writes() -> None:
     store.changed()
     assert store.link_arrays().chunk_lists(["e1"]) == {"e1": ["c1", "c2"]}
     assert store.link_arrays(subjects=True).chunk_lists(["e1"]) == {"e1": ["c1"]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(store=linked_stores(), data=st.data())
+def test_expansion_with_a_small_row_cache_equals_the_store_s(store: NetworkXGraphStore, data: st.DataObject) -> None:
+    """The relation rows kept as lists are dropped when they pass their bound: the expansion is unchanged."""
+    from minirag_core.graph.arrays import RelationArrays
+
+    seeds = sorted(set(data.draw(st.lists(st.sampled_from(store.entity_ids()), min_size=1, max_size=4))))
+    max_nodes = data.draw(st.integers(1, 30))
+    store.MAX_NEIGHBORS = data.draw(st.integers(1, 5))
+    arrays = RelationArrays.from_graph(store.graph, store.MAX_NEIGHBORS)
+    arrays.CACHED_NEIGHBOURS = data.draw(st.integers(0, 6))
+    for _ in range(2):  # the second time from the kept rows
+        sub = arrays.expand(seeds, 2, max_nodes)
+        reference = store.entity_subgraph(seeds, 2, max_nodes)
+        assert sub.nodes == sorted(reference.nodes)
+        assert sub.hop == [reference.nodes[n]["hop"] for n in sub.nodes]
