@@ -202,11 +202,20 @@ class ChunkExplanation:
                                                      not names_a_relation(e.keywords), -e.score))
 
 
+def sorted_paths(paths: Iterable[ReasoningPath]) -> list[ReasoningPath]:
+    """The paths by (-weighted_score, -score, length, query entity, nodes), ties in their order."""
+    paths = list(paths)
+    scores = [p.score for p in paths]
+    keys = zip([-(s * p.specificity) for s, p in zip(scores, paths)], [-s for s in scores],
+               [len(p.nodes) for p in paths], [p.query_entity for p in paths], [p.nodes for p in paths], range(len(paths)))
+    return [paths[key[-1]] for key in sorted(keys)]  # the keys compared as tuples, in C
+
+
 def rank_paths(paths: Iterable[ReasoningPath]) -> list[ReasoningPath]:
     """Each distinct path once (the strongest of those with the same start and entities: a bridge
     reaching several chunks is one path), strongest first by ``weighted_score``, then by score,
     shorter first. Every listing of a result's paths (CLI, JSON, context, adapters) uses this order."""
-    ordered = sorted(paths, key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
+    ordered = sorted_paths(paths)
     seen: set[tuple[str, tuple[str, ...]]] = set()
     out = []
     for path in ordered:

@@ -76,7 +76,7 @@ class ChunkLinks:
         """``entity_position``: entity id -> row (every entity); ``chunk_ids`` sorted;
         ``mentions`` (entity, chunk) pairs, those naming an unknown id are skipped."""
         self.entity_position, self.chunk_ids = entity_position, chunk_ids
-        chunk_position = {c: i for i, c in enumerate(chunk_ids)}
+        self.chunk_position = chunk_position = {c: i for i, c in enumerate(chunk_ids)}
         pairs = np.fromiter(((entity_position.get(e, -1), chunk_position.get(c, -1)) for e, c in mentions),
                             dtype=np.dtype((np.int64, 2))).reshape(-1, 2)
         pairs = pairs[(pairs >= 0).all(axis=1)]
@@ -84,6 +84,28 @@ class ChunkLinks:
         order = np.lexsort((cols, rows))
         self.indices = cols[order]
         self.indptr = _row_starts(rows, len(entity_position))
+        self.counts = np.diff(self.indptr)  # each entity's number of chunks
+        self._entity_ids: list[str] | None = None
+        self._by_chunk: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def entity_ids(self) -> list[str]:
+        """The entity ids by row."""
+        if self._entity_ids is None:
+            ids = [""] * len(self.entity_position)
+            for entity, row in self.entity_position.items():
+                ids[row] = entity
+            self._entity_ids = ids
+        return self._entity_ids
+
+    def by_chunk(self) -> tuple[np.ndarray, np.ndarray]:
+        """The links from the chunks' side: (indptr over chunk positions, entity rows), each
+        chunk's entities in row (id) order; built on first use."""
+        if self._by_chunk is None:
+            owners = np.repeat(np.arange(len(self.counts)), self.counts)
+            order = np.lexsort((owners, self.indices))
+            self._by_chunk = (_row_starts(self.indices, len(self.chunk_ids)), owners[order])
+        return self._by_chunk
 
     def chunk_lists(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each known entity, its chunk ids in sorted order (unknown ids are left out)."""
@@ -109,10 +131,23 @@ class Subgraph:
     weight: np.ndarray
     #: the stored attributes (``description``, ``keywords``) of edges given by their two ids, in one read
     edge_attrs: EdgeAttrs
+    #: each edge both ways as (rows, cols, weights), sorted by (row, -weight, col); made on first use if not given
+    directed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     position: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.position = {n: i for i, n in enumerate(self.nodes)}
+        self.position = dict(zip(self.nodes, range(len(self.nodes))))
+        self._indptr: np.ndarray | None = None
+
+    def both_ways(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, rows, cols, weights): every edge from both ends, each node's strongest first (then by number)."""
+        if self.directed is None:
+            rows, cols, weights = _both_ways(self.left, self.right, self.weight)
+            order = np.lexsort((cols, -weights, rows))
+            self.directed = (rows[order], cols[order], weights[order])
+        if self._indptr is None:
+            self._indptr = _row_starts(self.directed[0], len(self.nodes))
+        return (self._indptr, *self.directed)
 
     @classmethod
     def from_graph(cls, graph: nx.Graph) -> Subgraph:
@@ -145,6 +180,8 @@ class RelationArrays:
         order = np.lexsort((cols, -weights, rows))
         self.indices, self.weights = cols[order], weights[order]
         self.indptr = _row_starts(rows, len(ids))
+        self._rows: dict[int, list[int]] = {}
+        self._cached = 0
 
     @classmethod
     def from_graph(cls, graph: nx.Graph, max_neighbors: int = 40) -> RelationArrays:
@@ -158,27 +195,38 @@ class RelationArrays:
         return cls(ids, [str(nodes[n].get("type", "")) for n in ids], edges,
                    lambda pairs: {(a, b): raw.get(a, {}).get(b, {}) for a, b in pairs}, max_neighbors)
 
-    def row(self, i: int, limit: int) -> list[int]:
-        """Entity ``i``'s ``limit`` strongest relation neighbours."""
-        start = self.indptr[i]
-        return self.indices[start:min(start + limit, self.indptr[i + 1])].tolist()
+    #: relation neighbours held as Python lists (rows read by queries), at most this many in all
+    CACHED_NEIGHBOURS = 500_000  # about 18 MB of Python ints
+
+    def _neighbours(self, node: int, reached: int) -> list[int]:
+        """Entity ``node``'s relation neighbours, strongest first (the whole row, kept as a list:
+        a node adds at most ``max_neighbors``, so the expansion stops reading it long before its end)."""
+        found = self._rows.get(node)
+        if found is None:
+            start, end = self.indptr[node:node + 2].tolist()
+            if self._cached + end - start > self.CACHED_NEIGHBOURS:
+                self._rows, self._cached = {}, 0
+            found = self._rows[node] = self.indices[start:end].tolist()
+            self._cached += end - start
+        return found
 
     def expand(self, seeds: Iterable[str], hops: int, max_nodes: int) -> Subgraph:
         """``NetworkXGraphStore.entity_subgraph`` on the arrays: breadth-first over relation
         edges, each node adding at most ``max_neighbors`` strongest new neighbours."""
         max_neighbors = self.max_neighbors
-        # a node adds at most max_neighbors, so it skips at most the nodes already reached
         depth = bounded_expansion([self.position[s] for s in dict.fromkeys(seeds) if s in self.position],
-                                  lambda node, reached: self.row(node, max_neighbors + reached),
-                                  hops, max_nodes, max_neighbors)
-        members = np.array(sorted(depth), dtype=np.int64)
-        left, right, weight = self._induced(members)
-        ids, types = self.ids, self.types
-        return Subgraph([ids[m] for m in members.tolist()], [depth[m] for m in members.tolist()],
-                        [types[m] for m in members.tolist()], left, right, weight, self.edge_attrs)
+                                  self._neighbours, hops, max_nodes, max_neighbors)
+        members = np.sort(np.fromiter(depth, dtype=np.int64, count=len(depth)))
+        directed = self._induced(members)
+        rows, cols, weights = directed
+        one_way = cols > rows
+        ids, types, numbers = self.ids, self.types, members.tolist()
+        return Subgraph([ids[m] for m in numbers], [depth[m] for m in numbers], [types[m] for m in numbers],
+                        rows[one_way], cols[one_way], weights[one_way], self.edge_attrs, directed)
 
     def _induced(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The edges among ``members`` (sorted global numbers) as local ``left < right``."""
+        """The edges among ``members`` (sorted global numbers) from both ends in local numbers, as
+        (rows, cols, weights) sorted by (row, -weight, col): the rows' order, restricted."""
         local = np.full(len(self.ids), -1, dtype=np.int64)
         local[members] = np.arange(len(members))
         starts, ends = self.indptr[members], self.indptr[members + 1]
@@ -187,5 +235,5 @@ class RelationArrays:
         offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         entries = np.repeat(starts, lengths) + offsets
         target = local[self.indices[entries]]
-        keep = target > owner
+        keep = (target >= 0) & (target != owner)
         return owner[keep], target[keep], self.weights[entries[keep]]

@@ -79,10 +79,11 @@ def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via:
     if notes is not None:  # fewer than top_k chosen from more: fit_budget skipped the rest for the budget
         set_budget_note(notes, len(chosen), settings.top_k, settings.token_budget, len(present) - len(chosen))
     metadata = doc_metadata or {}
+    linking = chunk_entities if chunk_entities is not None else {}  # a lazy mapping may look empty
     return [
         ScoredChunk(chunk_id=c, doc_id=attrs[c]["doc_id"], text=attrs[c]["text"], score=float(s),
                     n_tokens=n_tokens[c], metadata=dict(metadata.get(attrs[c]["doc_id"], {})),
-                    via=via.get(c, "graph"), entities=sorted(set((chunk_entities or {}).get(c, []))),
+                    via=via.get(c, "graph"), entities=sorted(set(linking.get(c, []))),
                     start_index=attrs[c].get("start_index"), end_index=attrs[c].get("end_index"),
                     heading_path=list(attrs[c].get("heading_path") or []))
         for c, s in chosen

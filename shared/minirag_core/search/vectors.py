@@ -123,9 +123,30 @@ def relation_vector_text(source_name: str, target_name: str, keywords: str, desc
 
 def _top_rows(ids: list[str], found: np.ndarray, k: int) -> list[tuple[str, float, dict[str, Any]]]:
     """The ``k`` best of ``found`` (a similarity per id), best first, ties by row."""
-    top = np.argpartition(-found, min(k, len(ids)) - 1)[:k]
+    top = _distinct_top(found, k) if 0 < k * SAMPLE_STRIDE < len(ids) else None
+    if top is None:  # the k-th value is tied: the partition chooses among the ties
+        top = np.argpartition(-found, min(k, len(ids)) - 1)[:k]
     top = top[np.lexsort((top, -found[top]))]
     return [(ids[i], float(found[i]), {}) for i in top]
+
+
+#: every how many rows ``_distinct_top`` samples for its cut-off
+SAMPLE_STRIDE = 8
+
+
+def _distinct_top(values: np.ndarray, k: int) -> np.ndarray | None:
+    """The rows of the ``k`` largest ``values`` when no row outside them ties the ``k``-th (any
+    selection then picks these), else None; only rows at or above the ``k``-th largest of a
+    sample of every ``SAMPLE_STRIDE``-th row (a bound below the ``k``-th of all) are sorted."""
+    sample = values[::SAMPLE_STRIDE]
+    cutoff = np.partition(sample, len(sample) - k)[len(sample) - k]
+    rows = np.flatnonzero(values >= cutoff)
+    if len(rows) < k:  # NaN values
+        return None
+    order = np.argsort(-values[rows], kind="stable")
+    if len(rows) > k and values[rows[order[k]]] == values[rows[order[k - 1]]]:
+        return None
+    return rows[order[:k]]
 
 
 class VectorIndex:

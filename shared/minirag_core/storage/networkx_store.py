@@ -10,7 +10,7 @@ from typing import Any, Iterable
 import networkx as nx
 
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, RELATION, citation_fields
-from minirag_core.graph.arrays import RelationArrays, bounded_expansion
+from minirag_core.graph.arrays import ChunkLinks, RelationArrays, bounded_expansion
 from minirag_core.graph.records import WEIGHT_SCALE
 from minirag_core.storage.base import rank_type_pool
 from minirag_core.storage.graph_log import Change, GraphFiles
@@ -37,6 +37,7 @@ class NetworkXGraphStore:
         self._subject_index: dict[str, list[str]] | None = None
         self._mentioned: dict[str, list[str]] = {}  # chunk -> the entities it mentions, as read
         self._arrays: RelationArrays | None = None
+        self._link_arrays: dict[bool, ChunkLinks] = {}  # every mention (False), subject links (True)
         self._files = GraphFiles(path) if path is not None else None
         self._stamp: tuple[Any, ...] | None = None
         self.reload_if_changed()
@@ -64,6 +65,7 @@ class NetworkXGraphStore:
             self._subject_index = None
             self._mentioned = {}
             self._arrays = None
+            self._link_arrays = {}
 
     def save(self, change: Change | None = None) -> None:
         """Persist the graph: with ``change`` (every node, edge and registry entry the write
@@ -100,6 +102,11 @@ class NetworkXGraphStore:
                 return None
             node = self.graph.nodes[entity_id]
             return {**{k: node[k] for k in ("name", "type", "description")}, "source_chunks": sorted(node["sources"])}
+
+    def has_entity(self, entity_id: str) -> bool:
+        """Whether ``entity_id`` is an entity node (``entity`` without reading its record)."""
+        node = self.graph._node.get(entity_id)
+        return node is not None and node.get("kind") == ENTITY
 
     def _strongest_relations(self, node: str) -> list[str]:
         """A node's relation neighbours, strongest first (cached until the next write)."""
@@ -183,6 +190,17 @@ class NetworkXGraphStore:
             self._chunk_links = index
         return self._chunk_links
 
+    def link_arrays(self, subjects: bool = False) -> ChunkLinks:
+        """Every entity-chunk link (or, with ``subjects``, every link from an entity to a chunk
+        about it) as arrays, for mini mode's per-chunk scoring (built once per graph version)."""
+        with self.lock:
+            if subjects not in self._link_arrays:
+                relations = self.relation_arrays()
+                index = self._subjects() if subjects else self._links_index()
+                self._link_arrays[subjects] = ChunkLinks(relations.position, self.chunk_ids(),
+                                                         ((e, c) for e, chunks in index.items() for c in chunks))
+            return self._link_arrays[subjects]
+
     def chunk_links(self, entity_ids: Iterable[str]) -> dict[str, dict[str, str]]:
         """For each entity, its chunks (by id) and the mention's description."""
         with self.lock:
@@ -238,13 +256,18 @@ class NetworkXGraphStore:
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it (their ``subjects``), if any."""
         with self.lock:
-            if self._subject_index is None:
-                index: dict[str, list[str]] = {}
-                for node, attrs in self.graph.nodes(data=True):
-                    for subject in attrs.get("subjects", ()) if attrs.get("kind") == CHUNK else ():
-                        index.setdefault(subject, []).append(node)
-                self._subject_index = {k: sorted(v) for k, v in index.items()}
-            return {e: self._subject_index[e] for e in entity_ids if e in self._subject_index}
+            index = self._subjects()
+            return {e: index[e] for e in entity_ids if e in index}
+
+    def _subjects(self) -> dict[str, list[str]]:
+        """Every entity's subject chunks (sorted); the caller holds the lock."""
+        if self._subject_index is None:
+            index: dict[str, list[str]] = {}
+            for node, attrs in self.graph.nodes(data=True):
+                for subject in attrs.get("subjects", ()) if attrs.get("kind") == CHUNK else ():
+                    index.setdefault(subject, []).append(node)
+            self._subject_index = {k: sorted(v) for k, v in index.items()}
+        return self._subject_index
 
     def chunk_ids(self) -> list[str]:
         with self.lock:

@@ -290,13 +290,13 @@ class SQLiteGraphStore:
         """For each entity, its chunk ids (from the in-memory links; any other id present, such
         as a chunk's, gets its list from the table)."""
         wanted = list(dict.fromkeys(entity_ids))
-        found = self._chunk_links().chunk_lists(wanted)
+        found = self.link_arrays().chunk_lists(wanted)
         rest = [i for i in wanted if i not in found]
         if rest:
             found.update(self._mention_lists(rest, "entity", "chunk"))
         return {i: found[i] for i in wanted if i in found}
 
-    def _chunk_links(self, subjects: bool = False) -> ChunkLinks:
+    def link_arrays(self, subjects: bool = False) -> ChunkLinks:
         """Every entity-chunk edge (or every edge to a chunk about the entity) as arrays of ids,
         built once per graph version: a query's links are thousands of rows, read from memory."""
         with self.lock:
@@ -329,7 +329,7 @@ class SQLiteGraphStore:
 
     def subject_chunks(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """For each entity, the chunks that are *about* it, if any (from in-memory links)."""
-        found = self._chunk_links(subjects=True).chunk_lists(dict.fromkeys(entity_ids))
+        found = self.link_arrays(subjects=True).chunk_lists(dict.fromkeys(entity_ids))
         return {e: chunks for e, chunks in found.items() if chunks}
 
     def chunk_ids(self) -> list[str]:

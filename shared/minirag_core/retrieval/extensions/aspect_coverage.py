@@ -23,11 +23,18 @@ from typing import Iterable, Mapping, Sequence
 def named_aspects(aspects: Sequence[str], texts: Mapping[str, str]) -> dict[str, frozenset[int]]:
     """For each chunk, the indices of the ``aspects`` (stripped names) its text names (whole
     words, any case)."""
-    patterns = [(a.lower(), re.compile(r"(?<!\w)" + re.escape(a) + r"(?!\w)", re.IGNORECASE)) for a in aspects]
+    words = [a.lower() for a in aspects]
+    patterns: dict[int, re.Pattern[str]] = {}  # compiled when a text first holds the aspect
+
+    def names(i: int, text: str) -> bool:
+        if i not in patterns:
+            patterns[i] = re.compile(r"(?<!\w)" + re.escape(aspects[i]) + r"(?!\w)", re.IGNORECASE)
+        return patterns[i].search(text) is not None
+
     out = {}
     for chunk, text in texts.items():
         folded = text.lower()  # a substring test first: most chunks name few of the aspects
-        out[chunk] = frozenset(i for i, (word, p) in enumerate(patterns) if word in folded and p.search(text))
+        out[chunk] = frozenset(i for i, word in enumerate(words) if word in folded and names(i, text))
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.common import considered, keeping_vector, materialise
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
+from minirag_core.retrieval.extensions.bridge_arrays import bridge_scores_on_arrays
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
 from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_weights
@@ -18,7 +19,7 @@ from minirag_core.retrieval.sources import RetrievalSources
 from minirag_core.retrieval.topology.chunk_ranking import (
     RankWeights, add_bridges, lifted_above, query_relevance, rank_chunks, spread_documents)
 from minirag_core.scores import top_ids
-from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult
+from minirag_core.types import KeyEdge, QueryMapping, ReasoningPath, RetrievalResult, sorted_paths
 
 
 def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
@@ -60,10 +61,17 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     bridges: list[Bridge] = []
     if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
-        bridged, bridges = bridge_scores(sources.graph, relevance, seed_strength,
-                                         seed_chunks=settings.bridge_seed_chunks, steps=settings.bridge_steps,
-                                         damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
-                                         entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
+        links = getattr(sources.graph, "link_arrays", None)
+        if links is not None:  # the same, on arrays
+            bridged, bridges = bridge_scores_on_arrays(
+                links(), links(subjects=True), relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
+                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                n_chunks=n_chunks, specificity_exponent=settings.bridge_specificity)
+        else:
+            bridged, bridges = bridge_scores(
+                sources.graph, relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
+                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
+                entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
@@ -123,7 +131,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     for (u, v), score in evidence.chosen_edges.items():
         attrs = edge_attrs.get((u, v), {})
         key_edge_list.append(KeyEdge(u, v, float(score), attrs.get("description", ""), attrs.get("keywords", "")))
-    paths.sort(key=lambda p: (-p.weighted_score, -p.score, len(p.nodes), p.query_entity, p.nodes))
+    paths = sorted_paths(paths)
     return RetrievalResult(
         query=query, mode="mini", chunks=chunks, mapping=keeping_vector(mapping, question, sources.embedder),
         seeds={s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in sorted(seed_ids)},

@@ -5,7 +5,6 @@ question is encoded."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
@@ -14,8 +13,9 @@ from minirag_core.retrieval.query.seeds import QueryVectors, select_seeds
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.retrieval.sources import RetrievalSources
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
-from minirag_core.retrieval.topology.batch_paths import best_paths
-from minirag_core.retrieval.topology.chunk_ranking import hub_entities, relative_specificity, specificity
+from minirag_core.retrieval.topology.batch_paths import named_paths, path_table
+from minirag_core.retrieval.topology.chunk_ranking import relative_specificity
+from minirag_core.retrieval.topology.chunk_terms import graph_terms
 from minirag_core.types import QueryMapping, ReasoningPath
 
 
@@ -58,26 +58,11 @@ def graph_evidence(sources: RetrievalSources, mapping: QueryMapping, settings: R
     chosen_edges = key_edges(subgraph, seed_ids, candidates, settings.hops, settings.key_edges)
     search = PathSearch(subgraph, chosen_edges, set(candidates))
     pairs = [(query_entity, seed, w) for query_entity, seeds in seeds_by_entity.items() for seed, w in sorted(seeds.items())]
-    best = best_paths(search, [(seed, w) for _, seed, w in pairs], max_length=settings.path_length,
-                      beam_width=settings.beam_width, max_branch=settings.max_branch, k=settings.paths_per_seed)
-    paths = [ReasoningPath(query_entity, nodes, score) for (query_entity, _, _), found in zip(pairs, best)
-             for nodes, score in found]
-
-    links = sources.graph.entity_chunk_ids(sorted({n for p in paths for n in p.nodes}))
-    hubs, relative = hub_entities(links, n_chunks)
-    for path in paths:
-        path.specificity = min((relative.get(n, 1.0) for n in path.nodes), default=1.0)
-    entity_score: dict[str, float] = defaultdict(float)
-    for path in paths:
-        for node in set(path.nodes):
-            entity_score[node] += path.score
-    graph_scores: dict[str, float] = defaultdict(float)
-    chunk_entities: dict[str, list[str]] = defaultdict(list)
-    for entity, chunks in links.items():
-        link_weight = specificity(len(chunks), n_chunks, settings.graph_idf)
-        for chunk_id in chunks:
-            graph_scores[chunk_id] += entity_score[entity] * link_weight
-            if entity not in hubs:  # a hub links every chunk to the query: it explains none
-                chunk_entities[chunk_id].append(entity)
+    table = path_table(search, [(seed, w) for _, seed, w in pairs], max_length=settings.path_length,
+                       beam_width=settings.beam_width, max_branch=settings.max_branch, k=settings.paths_per_seed)
+    paths = [ReasoningPath(pairs[i][0], nodes, score) for i, nodes, score in zip(
+        table.pair.tolist(), named_paths(search, table), table.scores.tolist())]
+    graph_scores, chunk_entities = graph_terms(sources.graph, paths, n_chunks, settings.graph_idf, table,
+                                               subgraph.nodes)
     return GraphEvidence(n_chunks, seeds_by_entity, subgraph, candidates, chosen_edges, paths, graph_scores,
                          chunk_entities)

@@ -30,6 +30,7 @@ def named_spans(sources: RetrievalSources, query: str, max_words: int = 5) -> di
     where spans overlap: {span: entity id}. Spans of stop words alone are skipped; case is ignored."""
     words = _TOKEN.findall(query)
     taken = [False] * len(words)
+    is_entity = getattr(sources.graph, "has_entity", None) or (lambda eid: sources.graph.entity(eid) is not None)
     found: dict[str, str] = {}
     for n in range(min(max_words, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
@@ -37,7 +38,7 @@ def named_spans(sources: RetrievalSources, query: str, max_words: int = 5) -> di
             if any(taken[i:i + n]) or all(w.lower() in STOPWORDS for w in span):
                 continue
             eid = normalize_entity_name(" ".join(span))
-            if eid and sources.graph.entity(eid) is not None:
+            if eid and is_entity(eid):
                 found[" ".join(span)] = eid
                 taken[i:i + n] = [True] * n
     return found

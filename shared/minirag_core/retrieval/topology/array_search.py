@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from minirag_core.graph.arrays import Subgraph, _both_ways, _row_starts
+from minirag_core.graph.arrays import Subgraph
 from minirag_core.retrieval.topology.reasoning_paths import Path
 from minirag_core.types import is_known_type
 
@@ -34,14 +34,25 @@ def answer_candidates(sub: Subgraph, seeds: set[str], answer_types: list[str], l
     wanted = {t.strip().upper() for t in answer_types if is_known_type(t)}
     if not wanted:
         return []
-    degree = sub.degree().tolist()
-    found = [i for i, (n, t) in enumerate(zip(sub.nodes, sub.types)) if n not in seeds and t.upper() in wanted]
-    if specificity is not None and found:
-        weight = specificity([sub.nodes[i] for i in found])
-        found.sort(key=lambda i: (sub.hop[i], -round(weight.get(sub.nodes[i], 1.0), 6), -degree[i], i))
-    else:
-        found.sort(key=lambda i: (sub.hop[i], -degree[i], i))
-    return [sub.nodes[i] for i in found[:limit]]
+    is_wanted = {t: t.upper() in wanted for t in set(sub.types)}
+    found = np.array([i for i, (n, t) in enumerate(zip(sub.nodes, sub.types)) if is_wanted[t] and n not in seeds],
+                     dtype=np.int64)
+    if not len(found):
+        return []
+    hop = np.array(sub.hop, dtype=np.int64)[found]
+    if 0 < limit < len(found):  # only the hops the first ``limit`` reach are ranked
+        inside = hop <= np.partition(hop, limit - 1)[limit - 1]
+        found, hop = found[inside], hop[inside]
+    degree = sub.degree()[found]
+    keys = [found, -degree, hop]  # (hop, -degree, number), the last key first
+    if specificity is not None:
+        names = [sub.nodes[i] for i in found.tolist()]
+        weight = specificity(names)
+        values = np.array([weight.get(n, 1.0) for n in names], dtype=np.float64)
+        distinct, inverse = np.unique(values, return_inverse=True)  # rounded as Python rounds, once per value
+        rounded = np.array([round(v, 6) for v in distinct.tolist()], dtype=np.float64)[inverse.reshape(-1)]
+        keys.insert(2, -rounded)
+    return [sub.nodes[i] for i in found[np.lexsort(keys)][:limit].tolist()]
 
 
 def _popcount(bits: np.ndarray) -> np.ndarray:
@@ -54,18 +65,18 @@ def _popcount(bits: np.ndarray) -> np.ndarray:
 _BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
-def _reach_bits(n_nodes: int, left: np.ndarray, right: np.ndarray, anchor_rows: list[int], hops: int) -> np.ndarray:
-    """Which anchors lie within ``hops`` of each node, as bit sets (``n_nodes`` x words of 64
+def _reach_bits(sub: Subgraph, anchor_rows: list[int], hops: int) -> np.ndarray:
+    """Which anchors lie within ``hops`` of each node, as bit sets (nodes x words of 64
     anchors): ``key_edges._reach`` packed, one OR over each node's neighbours per hop."""
+    n_nodes = len(sub.nodes)
     anchors = np.arange(len(anchor_rows))
     reach = np.zeros((n_nodes, (len(anchor_rows) + 63) // 64), dtype=np.uint64)
     reach[anchor_rows, anchors // 64] = np.left_shift(np.uint64(1), (anchors % 64).astype(np.uint64))
-    rows, cols, _ = _both_ways(left, right, left)
-    order = np.argsort(rows, kind="stable")
-    starts = _row_starts(rows, n_nodes)[:-1]
-    linked = np.flatnonzero(np.bincount(rows, minlength=n_nodes))
+    indptr, _, cols, _ = sub.both_ways()
+    starts = indptr[:-1]
+    linked = np.flatnonzero(indptr[1:] > starts)
     for _ in range(hops):
-        reach[linked] |= np.bitwise_or.reduceat(reach[cols[order]], starts[linked], axis=0)
+        reach[linked] |= np.bitwise_or.reduceat(reach[cols], starts[linked], axis=0)
     return reach
 
 
@@ -75,9 +86,11 @@ def key_edges(sub: Subgraph, seeds: Iterable[str], candidates: Iterable[str], ho
     rows = [sub.position[a] for a in dict.fromkeys([*seeds, *candidates]) if a in sub.position]
     if not rows or not len(sub.left):
         return {}
-    reach = _reach_bits(len(sub.nodes), sub.left, sub.right, rows, hops)
+    reach = _reach_bits(sub, rows, hops)
     counts = _popcount(reach[sub.left] | reach[sub.right]).sum(axis=1)
     scored = np.flatnonzero(counts)
+    if 0 < top < len(scored):  # only edges counting as many as the top-th best can be chosen
+        scored = scored[counts[scored] >= -np.partition(-counts[scored], top - 1)[top - 1]]
     chosen = scored[np.lexsort((sub.right[scored], sub.left[scored], -sub.weight[scored], -counts[scored]))][:max(top, 0)]
     nodes = sub.nodes
     return {(nodes[sub.left[i]], nodes[sub.right[i]]): int(counts[i]) for i in chosen.tolist()}
@@ -92,7 +105,7 @@ class PathSearch:
         self.sub = sub
         self.candidates = answer_candidates
         position, n = sub.position, len(sub.nodes)
-        rows, cols, weights = _both_ways(sub.left, sub.right, sub.weight)
+        self._indptr, rows, cols, _ = sub.both_ways()  # each row strongest first, then by number
         is_candidate = np.zeros(n, dtype=bool)
         is_candidate[[position[c] for c in answer_candidates if c in position]] = True
         keyed = np.zeros(len(rows), dtype=np.float64)
@@ -108,9 +121,8 @@ class PathSearch:
             keyed[hit] = scores[ranked][at[hit]]
         # eq. 3's gain of stepping onto each neighbour, as ``paths_from_seed`` adds it
         gain = keyed + is_candidate[cols].astype(np.float64)
-        order = np.lexsort((cols, -weights, -gain, rows))  # each row by (-gain, -weight, id)
+        order = np.lexsort((-gain, rows))  # stable: each row by (-gain, -weight, id)
         self._cols, self._gain = cols[order], gain[order]
-        self._indptr = _row_starts(rows, n)
         self._is_candidate = is_candidate
         self._options: dict[tuple[int, int], list[tuple[str, int, float]]] = {}
 

@@ -9,6 +9,8 @@ ids); its gain is summed step by step in the same order as ``from_seed`` sums it
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from minirag_core.retrieval.topology.array_search import PathSearch
@@ -47,48 +49,79 @@ def _grow(search: PathSearch, paths: np.ndarray, gains: np.ndarray, needed: int,
     return parent, grown, gains[parent] + search._gain[entries]
 
 
-def best_paths(search: PathSearch, pairs: list[tuple[str, float]], *, max_length: int, beam_width: int,
-               max_branch: int, k: int) -> list[list[tuple[list[str], float]]]:
-    """For each (seed, w_v) pair: its ``k`` best (nodes, eq. 3 score), as ``top_paths(search.from_seed(seed,
-    ...), w_v, k)`` gives them."""
-    position, names = search.sub.position, search.sub.nodes
+@dataclass
+class PathTable:
+    """The paths ``best_paths`` keeps, in its order: each path's pair (index into the pairs), its
+    node numbers in the subgraph (rows padded with -1), its length in nodes and its eq. 3 score."""
+
+    pair: np.ndarray
+    nodes: np.ndarray
+    lengths: np.ndarray
+    scores: np.ndarray
+
+
+def _padded(paths: np.ndarray, width: int) -> np.ndarray:
+    """``paths`` widened to ``width`` columns with -1 (no node)."""
+    out = np.full((len(paths), width), -1, dtype=np.int64)
+    out[:, :paths.shape[1]] = paths
+    return out
+
+
+def path_table(search: PathSearch, pairs: list[tuple[str, float]], *, max_length: int, beam_width: int,
+               max_branch: int, k: int) -> PathTable:
+    """``best_paths`` as arrays: every pair's ``k`` best paths, pair by pair, each pair's best first."""
+    position, n_names = search.sub.position, len(search.sub.nodes)
     seeds = sorted({position[s] for s, _ in pairs if s in position})
     group_of = {number: i for i, number in enumerate(seeds)}
     paths = np.array(seeds, dtype=np.int64).reshape(-1, 1)
     groups = np.arange(len(seeds))
     gains = search._is_candidate[paths[:, 0]].astype(np.float64)
     width = max_length + 1
-    found = [(groups, np.pad(paths, ((0, 0), (0, width - 1)), constant_values=-1), gains, np.ones(len(seeds), dtype=np.int64))]
+    found = [(groups, _padded(paths, width), gains, np.ones(len(seeds), dtype=np.int64))]
     for step in range(max_length):
         if max_branch <= 0 or not len(paths):
             break
         parent, grown, grown_gains = _grow(search, paths, gains, max_branch + max_length, max_branch)
         grown_groups = groups[parent]
-        # each seed's beam: by (-gain, nodes) (all grown paths have one length)
-        order = np.lexsort([*grown.T[::-1], -grown_gains, grown_groups])
+        # each seed's beam: by (-gain, nodes) (all grown paths have one length: codes order as nodes do)
+        codes = _path_codes(grown, np.full(len(grown), grown.shape[1]), n_names)
+        order = np.lexsort([codes, -grown_gains, grown_groups])
         order = order[_first_per_group(grown_groups[order], beam_width)]
         paths, gains, groups = grown[order], grown_gains[order], grown_groups[order]
-        found.append((groups, np.pad(paths, ((0, 0), (0, width - paths.shape[1])), constant_values=-1), gains,
-                      np.full(len(paths), step + 2)))
+        found.append((groups, _padded(paths, width), gains, np.full(len(paths), step + 2)))
     all_groups, all_nodes, all_gains, all_lengths = (np.concatenate(parts) for parts in zip(*found))
     by_group = np.argsort(all_groups, kind="stable")
     bounds = np.searchsorted(all_groups[by_group], np.arange(len(seeds) + 1))
     # every pair's candidate paths side by side, scored with its own w_v
     spans = [(i, by_group[bounds[group_of[position[s]]]:bounds[group_of[position[s]] + 1]])
              for i, (s, _) in enumerate(pairs) if s in position]
-    out: list[list[tuple[list[str], float]]] = [[] for _ in pairs]
     if not spans or k <= 0:
-        return out
+        return PathTable(np.zeros(0, np.int64), np.zeros((0, width), np.int64), np.zeros(0, np.int64),
+                         np.zeros(0, np.float64))
     pair = np.repeat(np.array([i for i, _ in spans]), [len(rows) for _, rows in spans])
     rows = np.concatenate([rows for _, rows in spans])
     similarity = np.array([w for _, w in pairs], dtype=np.float64)
     scores = similarity[pair] * (1.0 + all_gains[rows])
     nodes, lengths = all_nodes[rows], all_lengths[rows]
-    order = np.lexsort([_path_codes(nodes, lengths, len(names)), -scores, pair])
+    order = np.lexsort([_path_codes(nodes, lengths, n_names), -scores, pair])
     order = order[_first_per_group(pair[order], k)]
-    named = np.array([*names, ""], dtype=object)[nodes[order]].tolist()  # -1 (no node) names ""
-    for i, length, row, score in zip(pair[order].tolist(), lengths[order].tolist(), named, scores[order].tolist()):
-        out[i].append((row[:length], score))
+    return PathTable(pair[order], nodes[order], lengths[order], scores[order])
+
+
+def named_paths(search: PathSearch, table: PathTable) -> list[list[str]]:
+    """Each path of ``table`` as its node ids."""
+    named = np.array([*search.sub.nodes, ""], dtype=object)[table.nodes].tolist()  # -1 (no node) names ""
+    return [row[:length] for row, length in zip(named, table.lengths.tolist())]
+
+
+def best_paths(search: PathSearch, pairs: list[tuple[str, float]], *, max_length: int, beam_width: int,
+               max_branch: int, k: int) -> list[list[tuple[list[str], float]]]:
+    """For each (seed, w_v) pair: its ``k`` best (nodes, eq. 3 score), as ``top_paths(search.from_seed(seed,
+    ...), w_v, k)`` gives them."""
+    table = path_table(search, pairs, max_length=max_length, beam_width=beam_width, max_branch=max_branch, k=k)
+    out: list[list[tuple[list[str], float]]] = [[] for _ in pairs]
+    for i, nodes, score in zip(table.pair.tolist(), named_paths(search, table), table.scores.tolist()):
+        out[i].append((nodes, score))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -44,9 +45,25 @@ def hub_entities(links: Mapping[str, Sequence[str]], total_chunks: int) -> tuple
 
 def hubs_by_count(counts: Mapping[str, int], total_chunks: int) -> tuple[set[str], dict[str, float]]:
     """``hub_entities`` from each entity's number of linked chunks."""
-    top = specificity(1, max(total_chunks, 1))
     hubs = {e for e, n in counts.items() if n > max(HUB_MIN_CHUNKS, HUB_SHARE * total_chunks)}
-    return hubs, {e: specificity(n, max(total_chunks, 1)) / top for e, n in counts.items() if n}
+    return hubs, {e: relative_value(n, total_chunks) for e, n in counts.items() if n}
+
+
+@lru_cache(maxsize=65536)
+def relative_value(entity_chunks: int, total_chunks: int, exponent: float = 1.0) -> float:
+    """The specificity of an entity of ``entity_chunks`` chunks (at least one) relative to an
+    entity of one chunk, raised to ``exponent``."""
+    top = specificity(1, max(total_chunks, 1))
+    return (specificity(entity_chunks, max(total_chunks, 1)) / top) ** exponent
+
+
+def relative_values(counts: np.ndarray, total_chunks: int, exponent: float = 1.0) -> np.ndarray:
+    """``relative_value`` of each count (1.0 for 0: an entity without chunks weighs 1)."""
+    if not len(counts):
+        return np.ones(0, dtype=np.float64)
+    distinct, inverse = np.unique(counts, return_inverse=True)
+    values = [relative_value(n, total_chunks, exponent) if n else 1.0 for n in distinct.tolist()]
+    return np.array(values, dtype=np.float64)[inverse.reshape(-1)]
 
 
 def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: int,
@@ -56,12 +73,20 @@ def relative_specificity(graph: Any, entity_ids: Iterable[str], total_chunks: in
     where it leads."""
     if exponent == 0:
         return {}
+    link_arrays = getattr(graph, "link_arrays", None)
+    if link_arrays is not None:  # the counts as one array lookup
+        links = link_arrays()
+        rows = {e: links.entity_position.get(e, -1) for e in entity_ids}
+        known = [e for e, row in rows.items() if row >= 0]
+        counts = links.counts[np.array([rows[e] for e in known], dtype=np.int64)]
+        values = relative_values(counts, total_chunks, exponent).tolist()
+        return {e: v for e, v, n in zip(known, values, counts.tolist()) if n}
     counts = getattr(graph, "entity_chunk_counts", None)
     if counts is not None:
         found = counts(list(entity_ids))
     else:
         found = {e: len(chunks) for e, chunks in graph.entity_chunk_ids(list(entity_ids)).items()}
-    return {e: value ** exponent for e, value in hubs_by_count(found, total_chunks)[1].items()}
+    return {e: relative_value(n, total_chunks, exponent) for e, n in found.items() if n}
 
 
 def query_relevance(dense: Mapping[str, float], lexical: Mapping[str, float],
