@@ -254,9 +254,10 @@ class MiniRAGSession:
             else:
                 number, self.next_passage = self.next_passage, self.next_passage + 1
                 new.append(chunk.chunk_id)
-                if self.skip_repeated_lines and (shown := self.sent_lines.shown(chunk.text)) != chunk.text:
+                shown = self.sent_lines.shown(chunk.text) if self.skip_repeated_lines else chunk.text
+                if shown != chunk.text:
                     texts[chunk.chunk_id] = shown
-                self.sent_lines.add(chunk.text, number)
+                self.sent_lines.add(shown, number)
             passages[chunk.chunk_id] = number
             self.passages[chunk.chunk_id] = (number, turn)
         shown = select_rows(result)
@@ -333,7 +334,7 @@ class MiniRAGSession:
                            "skip_repeated_lines": self.skip_repeated_lines},
                 "entities": self.entities, "edges": [[u, v, s] for (u, v), s in self.edges.items()],
                 "passages": {c: list(p) for c, p in self.passages.items()},
-                "sent_rows": [[*k, t] for k, t in self.sent_rows.items()], "sent_lines": self.sent_lines.lines,
+                "sent_rows": [[*k, t] for k, t in self.sent_rows.items()], "sent_lines": self.sent_lines.passages,
                 "turns": [vars(t) for t in self.turns], "next_passage": self.next_passage}
 
     def to_json(self) -> str:
@@ -355,7 +356,8 @@ class MiniRAGSession:
             session.sent_rows = {tuple(str(x) for x in row[:-1]): int(row[-1]) for row in data["sent_rows"]}
             session.turns = [SessionTurn(**t) for t in data["turns"]]
             session.next_passage = int(data["next_passage"])
-            session.sent_lines = SentLines({str(k): int(p) for k, p in data.get("sent_lines", {}).items()})
+            sent_lines = data.get("sent_lines", {})
+            session.sent_lines = SentLines({int(p): [str(k) for k in keys] for p, keys in sent_lines.items()})
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"malformed saved session: {exc!r}") from exc
         return session

@@ -1,16 +1,18 @@
 """Lines a conversation has already sent in full (``retrieval/session.py`` keeps them per session).
 
-A passage sent in full for the first time shows each run of lines that a passage above it sent in
-full (an earlier turn's, or one above it in the same context) as a marker naming that passage:
-``[lines as in passage 3 above]``. Nothing is lost: every line left out stands in full in the
-passage its marker names, so the text the model has read over the conversation is the same. Only
-hashes of lines are kept, never text; lines repeated inside one passage stay as they are.
+A passage sent in full for the first time shows each block of lines that a passage above it sent
+in full, in the same order (an earlier turn's passage, or one above it in the same context), as a
+marker naming that passage: ``[4 lines as in passage 3 above]``. Nothing is lost: every block
+left out stands, whole, in the passage its marker names, so the text the model has read over the
+conversation is the same. Only hashes of lines are kept, never text; a block repeated inside one
+passage stays as it is.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Collection, Mapping
+import re
+from typing import Collection, Mapping, Sequence
 
 __all__ = ["MIN_RUN_CHARS", "SentLines", "line_key", "repeat_marker"]
 
@@ -19,63 +21,81 @@ __all__ = ["MIN_RUN_CHARS", "SentLines", "line_key", "repeat_marker"]
 MIN_RUN_CHARS = 40
 
 
+#: what a marker line holds instead of a hash: no block of a later passage matches it
+MARKER_KEY = "marker"
+_MARKER = re.compile(r"\[\d+ lines? as in passage \d+ above\]")
+
+
 def line_key(line: str) -> str:
-    """A line's hash (surrounding whitespace aside)."""
-    return hashlib.sha256(line.strip().encode("utf-8")).hexdigest()[:16]
+    """A line's hash (trailing whitespace aside; indentation counts)."""
+    return hashlib.sha256(line.rstrip().encode("utf-8")).hexdigest()[:16]
 
 
-def repeat_marker(passages: Collection[int]) -> str:
-    """What stands for a run of lines the passages ``passages`` sent in full."""
-    numbers = sorted(set(passages))
-    label = "passage" if len(numbers) == 1 else "passages"
-    return f"[lines as in {label} {', '.join(map(str, numbers))} above]"
+def repeat_marker(passage: int, lines: int) -> str:
+    """What stands for a block of ``lines`` lines that passage ``passage`` sent in full."""
+    return f"[{lines} {'line' if lines == 1 else 'lines'} as in passage {passage} above]"
 
 
 class SentLines:
-    """The hashes of the non-blank lines sent in full, each with the first passage that sent it."""
+    """The line hashes of the passages sent in full, in order (blank lines aside), per passage."""
 
-    def __init__(self, lines: Mapping[str, int] | None = None, min_run_chars: int = MIN_RUN_CHARS) -> None:
-        self.lines: dict[str, int] = dict(lines or {})
+    def __init__(self, passages: Mapping[int, Sequence[str]] | None = None, min_run_chars: int = MIN_RUN_CHARS) -> None:
+        self.passages: dict[int, list[str]] = {int(p): list(keys) for p, keys in (passages or {}).items()}
         self.min_run_chars = min_run_chars
+        self._where: dict[str, list[tuple[int, int]]] = {}  # line hash -> (passage, place in its lines)
+        for passage, keys in self.passages.items():
+            self._index(passage, keys)
+
+    def _index(self, passage: int, keys: Sequence[str]) -> None:
+        for place, key in enumerate(keys):
+            self._where.setdefault(key, []).append((passage, place))
+
+    def _block(self, lines: Sequence[str], keys: Sequence[str | None], start: int) -> tuple[int, int, int]:
+        """The longest block from line ``start`` on that an earlier passage holds in the same order:
+        (its end, the passage, its characters); blank lines inside it go with it."""
+        best = (start, 0, 0)
+        for passage, place in self._where.get(keys[start] or "", []):
+            sent, at, end, chars = self.passages[passage], start, start, 0
+            while at < len(keys) and place < len(sent):
+                if keys[at] is None:
+                    at += 1
+                    continue
+                if keys[at] != sent[place]:
+                    break
+                chars += len(lines[at].strip())
+                at, place, end = at + 1, place + 1, at + 1
+            if chars > best[2]:
+                best = (end, passage, chars)
+        return best
 
     def shown(self, text: str) -> str:
-        """``text`` with every run of lines sent before (at least :data:`min_run_chars` long)
-        replaced by a marker; blank lines inside a run go with it, those around it stay."""
+        """``text`` with every block of lines an earlier passage sent in the same order (at least
+        :data:`min_run_chars` long) replaced by a marker naming that passage."""
+        lines = text.split("\n")
+        keys = [line_key(line) if line.strip() else None for line in lines]
         out: list[str] = []
-        run: list[str] = []
-        where: set[int] = set()
-
-        def close() -> None:
-            trailing = []
-            while run and not run[-1].strip():
-                trailing.append(run.pop())
-            if sum(len(line.strip()) for line in run) >= self.min_run_chars:
-                out.append(repeat_marker(where))
+        at = 0
+        while at < len(lines):
+            end, passage, chars = self._block(lines, keys, at) if keys[at] else (at, 0, 0)
+            if chars >= self.min_run_chars:
+                out.append(repeat_marker(passage, sum(k is not None for k in keys[at:end])))
+                at = end
             else:
-                out.extend(run)
-            out.extend(reversed(trailing))
-            run.clear()
-            where.clear()
-
-        for line in text.split("\n"):
-            passage = self.lines.get(line_key(line)) if line.strip() else None
-            if passage is not None:
-                run.append(line)
-                where.add(passage)
-            elif run and not line.strip():
-                run.append(line)
-            else:
-                close()
-                out.append(line)
-        close()
+                out.append(lines[at])
+                at += 1
         return "\n".join(out)
 
-    def add(self, text: str, passage: int) -> None:
-        """Record ``text``'s lines as sent in full by ``passage`` (a line sent before keeps its first passage)."""
-        for line in text.split("\n"):
-            if line.strip():
-                self.lines.setdefault(line_key(line), passage)
+    def add(self, shown: str, passage: int) -> None:
+        """Record the lines ``passage`` sent in full (``shown``: its text as sent; its markers
+        match nothing, so a later marker always names a passage that sent the block itself)."""
+        keys = [MARKER_KEY if _MARKER.fullmatch(line.strip()) else line_key(line)
+                for line in shown.split("\n") if line.strip()]
+        self.passages[passage] = keys
+        self._index(passage, keys)
 
     def forget(self, kept: Collection[int]) -> None:
         """Drop the lines of passages no longer kept (a later repeat of them is sent in full)."""
-        self.lines = {key: passage for key, passage in self.lines.items() if passage in kept}
+        self.passages = {p: keys for p, keys in self.passages.items() if p in kept}
+        self._where = {}
+        for passage, keys in self.passages.items():
+            self._index(passage, keys)

@@ -24,56 +24,55 @@ DOCS = [
 ]
 QUESTIONS = ["How long does the Brightwater kettle take to boil a litre of water?",
              "How many slices of bread does the Brightwater toaster brown at once?"]
-_MARKER = re.compile(r"^\[lines as in passages? [\d, ]+ above\]$")
+_MARKER = re.compile(r"^\[\d+ lines? as in passage \d+ above\]$")
 
 
 def _lines(text: str) -> set[str]:
     return {line.strip() for line in text.split("\n") if line.strip() and not _MARKER.match(line.strip())}
 
 
-def test_a_run_of_lines_sent_before_becomes_a_marker_naming_its_passage() -> None:
+def test_a_block_of_lines_sent_before_becomes_a_marker_naming_its_passage() -> None:
     sent = SentLines()
     first = "intro line of the first page\n" + FOOTER
     assert sent.shown(first) == first  # nothing sent yet
     sent.add(first, 1)
     second = "another page opens differently\n" + FOOTER + "\nand closes with its own line"
-    assert sent.shown(second) == ("another page opens differently\n" + repeat_marker([1])
-                                  + "\nand closes with its own line")
-    sent.add(second, 2)
+    shown = sent.shown(second)
+    assert shown == "another page opens differently\n" + repeat_marker(1, 3) + "\nand closes with its own line"
+    assert repeat_marker(1, 3) == "[3 lines as in passage 1 above]"
+    sent.add(shown, 2)
     # a short repeated line costs about what its marker would: it stays
     assert sent.shown("intro line of the first page") == "intro line of the first page"
-    # lines first sent by two passages: the marker names both
-    sent.add("a line only the third passage holds, long enough to matter", 3)
-    mixed = "a line only the third passage holds, long enough to matter\n" + FOOTER
-    assert sent.shown(mixed) == repeat_marker([1, 3]) == "[lines as in passages 1, 3 above]"
-    sent.forget({3})
-    assert sent.shown(mixed) == repeat_marker([3]) + "\n" + FOOTER  # passage 1 forgotten: its lines again in full
+    # the same lines in another order are two blocks; indented otherwise, they are not the lines sent before
+    footer = FOOTER.split("\n")
+    assert sent.shown("\n".join([footer[3], footer[0]])) == repeat_marker(1, 1) + "\n" + repeat_marker(1, 1)
+    assert repeat_marker(1, 1) == "[1 line as in passage 1 above]"
+    indented = "\n".join("    " + line for line in footer)
+    assert sent.shown(indented) == indented
+    # passage 2 sent the footer as a marker: only passage 1 is ever named for it
+    assert sent.shown(FOOTER) == repeat_marker(1, 3)
+    sent.forget({2})
+    assert sent.shown(FOOTER) == FOOTER  # passage 1 forgotten: the block goes in full again
 
 
-def test_lines_repeated_inside_one_passage_stay() -> None:
-    sent = SentLines()
+def test_a_block_repeated_inside_one_passage_stays() -> None:
     text = FOOTER + "\n" + FOOTER
-    assert sent.shown(text) == text
+    assert SentLines().shown(text) == text
 
 
-def test_what_a_sequence_of_passages_sends_holds_every_line_once() -> None:
+def test_what_a_sequence_of_passages_sends_holds_every_line_and_names_whole_blocks() -> None:
     texts = ["alpha line that opens the first passage\n" + FOOTER, FOOTER + "\nbeta line closing the second passage",
-             "gamma line\n" + FOOTER.upper() + "\n" + FOOTER, "alpha line that opens the first passage\ndelta"]
+             "gamma line\n" + FOOTER.upper() + "\n" + FOOTER, "beta line closing the second passage\n" + FOOTER]
     sent, shown = SentLines(), {}
     for number, text in enumerate(texts, start=1):
         shown[number] = sent.shown(text)
-        sent.add(text, number)
+        sent.add(shown[number], number)
     assert set().union(*map(_lines, shown.values())) == set().union(*map(_lines, texts))  # nothing lost
-    for number, text in shown.items():  # every marker names a passage that holds the run in full
-        original = texts[number - 1].split("\n")
+    for number, text in shown.items():  # every marker names an earlier passage that sent its block in full
         for marker in (line for line in text.split("\n") if _MARKER.match(line)):
-            named = {int(n) for n in re.findall(r"\d+", marker)}
-            assert all(n < number for n in named)
-        dropped = _lines(texts[number - 1]) - _lines(text)
-        assert all(any(line in _lines(shown[n]) for n in range(1, number)) for line in dropped)
-        assert len(original) >= len(text.split("\n"))
-    full = "\n".join(shown.values())
-    assert full.count(FOOTER.split("\n")[0]) == 1
+            assert int(re.findall(r"\d+", marker)[1]) == 1
+    assert shown[4] == "beta line closing the second passage\n" + repeat_marker(1, 3)
+    assert "\n".join(shown.values()).count(FOOTER.split("\n")[0]) == 1
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +94,7 @@ def test_a_session_sends_shared_lines_once_and_loses_no_line(index: MiniRAGIndex
     for line in _lines(FOOTER):
         assert contexts.count(line) == 1  # the footer both pages end with is sent once
     assert all(line in contexts for line in set().union(*map(_lines, sent.values())))  # every line sent
-    assert "[lines as in passage" in contexts
+    assert re.search(r"\[\d+ lines? as in passage \d+ above\]", contexts)
     plain, _ = _session_contexts(index.session(admit_ratio=None, skip_repeated_lines=False))
     assert plain.count(FOOTER.split("\n")[0]) == 2
     assert index.embedder.count_tokens(contexts) < index.embedder.count_tokens(plain)
@@ -105,14 +104,14 @@ def test_an_adapters_view_shows_the_same_text(index: MiniRAGIndex) -> None:
     _, turns = _session_contexts(index.session(admit_ratio=None))
     shown = [c.text for t in turns for c in t.shown_result().chunks]
     assert sum(FOOTER.split("\n")[0] in text for text in shown) == 1
-    assert any("[lines as in passage" in text for text in shown)
+    assert any(" lines as in passage " in text for text in shown)
 
 
 def test_the_lines_sent_survive_a_json_round_trip(index: MiniRAGIndex) -> None:
     session = index.session(admit_ratio=None)
     assert [c.doc_id for c in session.query(QUESTIONS[0], top_k=1).result.chunks] == ["kettle"]
     restored = MiniRAGSession.from_json(index, session.to_json())
-    assert restored.sent_lines.lines == session.sent_lines.lines and restored.skip_repeated_lines
+    assert restored.sent_lines.passages == session.sent_lines.passages and restored.skip_repeated_lines
     assert "Warranty" not in session.to_json()  # hashes, not text
     follow_up = restored.query(QUESTIONS[1], top_k=1)
-    assert "[lines as in passage" in follow_up.to_context()
+    assert " lines as in passage 1 above]" in follow_up.to_context()
