@@ -196,7 +196,7 @@ def main(argv=None) -> dict:
                 continue
             entry["chains"].append(run_chain(answerer, index, chains[position], gold, args.token_budget))
             entry["summary"] = summarise(entry["chains"])
-            path.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+            path.write_text(json.dumps(report, separators=(",", ":"), default=str), encoding="utf-8")
             print(f"{name} {chains[position]['id']} done", flush=True)
     for index, _, _ in opened.values():
         index.close()
