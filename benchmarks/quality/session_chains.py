@@ -58,8 +58,8 @@ def load_chains(data: devsets.Dataset, rewrite: bool, split: str = devsets.TEST)
     return saved["made_by"], saved["chains"]
 
 
-#: a session sending every chunk and graph row not sent before (no admission: the first release)
-UNBOUNDED_SESSION = {"admit_ratio": None, "rows_of_new_chunks": False}
+#: a session sending every chunk, graph row and line not sent before (no admission: the first release)
+UNBOUNDED_SESSION = {"admit_ratio": None, "rows_of_new_chunks": False, "skip_repeated_lines": False}
 #: how a chain is asked: alone (each question on its own; ``cut``: only the chunks scoring at least
 #: that share of the query's best, the control for the session's ``admit_ratio``), or as one
 #: session with these options (``{}``: the defaults, chosen on the tune halves by session_tune.py)
@@ -68,6 +68,7 @@ SYSTEMS: dict[str, dict | None] = {
     "session, every new chunk": UNBOUNDED_SESSION,
     "session, new_chunks=2": {**UNBOUNDED_SESSION, "new_chunks": 2},
     f"session (default: admit_ratio={ADMIT_RATIO}, rows of new chunks)": {},
+    "session (default), repeated lines sent in full": {"skip_repeated_lines": False},
     f"independent, cut={ADMIT_RATIO}": {"cut": ADMIT_RATIO}}
 BASELINE = "independent"
 
@@ -84,7 +85,7 @@ def run_chain(index, chain: dict, options: dict | None) -> dict:
     alone = options is None or "cut" in options
     session = None if alone else index.session(**options)
     count = index.embedder.count_tokens
-    tokens, docs, carried, parts = [], [], [], []
+    tokens, docs, carried, parts, texts = [], [], [], [], {}
     for turn in chain["turns"]:
         if session is None:
             result = index.query(turn["question"], mode="mini", top_k=K, token_budget=UNBOUNDED)
@@ -93,10 +94,10 @@ def run_chain(index, chain: dict, options: dict | None) -> dict:
             context, rows, fresh = result.to_context(), select_rows(result), {c.chunk_id for c in result.chunks}
         else:
             shown = session.query(turn["question"], top_k=K, token_budget=UNBOUNDED)
-            result, context, rows, fresh = shown.result, shown.to_context(), shown.rows, set(shown.new)
+            result, context, rows, fresh, texts = shown.result, shown.to_context(), shown.rows, set(shown.new), shown.texts
             carried.append(shown.carried)
         tokens.append(count(context))
-        text = sum(count(c.text) for c in result.chunks if c.chunk_id in fresh)
+        text = sum(count(texts.get(c.chunk_id, c.text)) for c in result.chunks if c.chunk_id in fresh)
         graph = count(render_rows(rows, [])) if rows.candidates or rows.edges or rows.paths else 0
         parts.append({"chunk_text": text, "graph_rows": graph, "new": len(fresh & {c.chunk_id for c in result.chunks}),
                       "references": sum(c.chunk_id not in fresh for c in result.chunks)})

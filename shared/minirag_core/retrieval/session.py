@@ -13,7 +13,9 @@ Each turn:
   earlier turn sent, a path all of whose steps it sent;
 - a follow-up sends a chunk not sent before only when it scores near the turn's best
   (``admit_ratio``, default 0.7; ``new_chunks`` caps their number), and only the graph rows of the
-  chunks it sends in full (``rows_of_new_chunks``): ``retrieval/session_delta.py``.
+  chunks it sends in full (``rows_of_new_chunks``): ``retrieval/session_delta.py``;
+- a passage sent in full shows the runs of lines a passage above it already sent as a marker
+  naming that passage (``skip_repeated_lines``): ``retrieval/session_text.py``.
 
 The session is bounded (``max_entities``, ``max_edges``, ``max_passages``: the least useful
 structure is pruned first), serialisable (:meth:`MiniRAGSession.to_json` / :meth:`from_json`) and
@@ -33,6 +35,7 @@ from minirag_core.graph.aliases import PERSON
 from minirag_core.retrieval.pipeline import check_mode
 from minirag_core.retrieval.query.seeds import named_spans
 from minirag_core.retrieval.session_delta import Admission, row_keys, unsent_rows
+from minirag_core.retrieval.session_text import SentLines
 from minirag_core.types import QueryMapping, RetrievalResult, ScoredChunk
 
 if TYPE_CHECKING:
@@ -90,13 +93,15 @@ class SessionResult:
 
     ``result`` is the retrieval as the index returns it; ``passages`` numbers every chunk of it
     (numbers run over the whole session); ``new`` are the chunks sent in full this turn;
-    ``rows`` the graph rows not sent before; ``carried`` the entity ids taken from earlier turns."""
+    ``rows`` the graph rows not sent before; ``carried`` the entity ids taken from earlier turns;
+    ``texts`` a new chunk's text as sent (lines sent before as markers) where it differs."""
 
     result: RetrievalResult
     passages: dict[str, int]
     new: list[str]
     rows: ContextRows
     carried: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
 
     def is_new(self, chunk_id: str) -> bool:
         return chunk_id in self.new
@@ -109,7 +114,7 @@ class SessionResult:
         """A chunk as this turn shows it: a new one in full headed ``[passage N]``, an earlier one
         by reference."""
         if chunk.chunk_id in self.new:
-            return f"[passage {self.passages[chunk.chunk_id]}]\n{chunk.text}"
+            return f"[passage {self.passages[chunk.chunk_id]}]\n{self.texts.get(chunk.chunk_id, chunk.text)}"
         return self.reference(chunk.chunk_id)
 
     def shown_result(self) -> RetrievalResult:
@@ -121,7 +126,8 @@ class SessionResult:
         only the graph rows no earlier turn sent."""
         fresh = set(self.new)
         rows = [(self.passages[c.chunk_id], c.doc_id, f"{c.score:.4f}",
-                 c.text if c.chunk_id in fresh else self.reference(c.chunk_id)) for c in self.result.chunks]
+                 self.texts.get(c.chunk_id, c.text) if c.chunk_id in fresh else self.reference(c.chunk_id))
+                for c in self.result.chunks]
         return render_rows(self.rows, rows)
 
 
@@ -134,17 +140,20 @@ class MiniRAGSession:
     chunk not sent before is sent only when its score is at least this share of the turn's best
     (None: no such bound); the places they leave go to the best-ranked chunks sent before (a
     reference each), so its tokens follow what is new. ``rows_of_new_chunks``: a follow-up sends
-    only the graph rows touching an entity of a chunk it sends in full."""
+    only the graph rows touching an entity of a chunk it sends in full. ``skip_repeated_lines``: a
+    passage sent in full shows runs of lines a passage above already sent as a marker naming it."""
 
     def __init__(self, index: "MiniRAGIndex", *, mode: str = "mini", max_entities: int = 256, max_edges: int = 512,
                  max_passages: int = 200, carry_entities: int = 4, decay: float = 0.5,
                  new_chunks: int | None = None, admit_ratio: float | None = ADMIT_RATIO,
-                 rows_of_new_chunks: bool = True) -> None:
+                 rows_of_new_chunks: bool = True, skip_repeated_lines: bool = True) -> None:
         if min(max_entities, max_edges, max_passages) < 1 or carry_entities < 0 or not 0.0 <= decay <= 1.0:
             raise ValueError("max_entities, max_edges and max_passages must be at least 1, carry_entities at "
                              "least 0, decay between 0 and 1")
         self.admission = Admission(new_chunks, admit_ratio)
         self.rows_of_new_chunks = rows_of_new_chunks
+        self.skip_repeated_lines = skip_repeated_lines
+        self.sent_lines = SentLines()  # line hashes of the passages sent in full
         self.index = index
         self.mode = check_mode(mode)
         self.max_entities, self.max_edges, self.max_passages = max_entities, max_edges, max_passages
@@ -238,12 +247,17 @@ class MiniRAGSession:
         turn = len(self.turns) + 1
         passages: dict[str, int] = {}
         new: list[str] = []
+        texts: dict[str, str] = {}
         for chunk in result.chunks:
             if chunk.chunk_id in self.passages:
                 number = self.passages[chunk.chunk_id][0]
             else:
                 number, self.next_passage = self.next_passage, self.next_passage + 1
                 new.append(chunk.chunk_id)
+                shown = self.sent_lines.shown(chunk.text) if self.skip_repeated_lines else chunk.text
+                if shown != chunk.text:
+                    texts[chunk.chunk_id] = shown
+                self.sent_lines.add(shown, number)
             passages[chunk.chunk_id] = number
             self.passages[chunk.chunk_id] = (number, turn)
         shown = select_rows(result)
@@ -258,7 +272,7 @@ class MiniRAGSession:
         self._grow(result, query_entities + answer_entities)
         self.turns.append(SessionTurn(question, query_entities, answer_entities, carried, sorted(passages.values())))
         self._prune()
-        return SessionResult(result, passages, new, fresh, carried)
+        return SessionResult(result, passages, new, fresh, carried, texts)
 
     @staticmethod
     def _query_entities(result: RetrievalResult) -> list[str]:
@@ -305,6 +319,7 @@ class MiniRAGSession:
         self.edges = {k: edges[k] for k in most(edges, self.max_edges)}
         latest = sorted(self.passages, key=lambda c: (-self.passages[c][1], self.passages[c][0]))
         self.passages = {c: self.passages[c] for c in latest[: self.max_passages]}
+        self.sent_lines.forget({number for number, _ in self.passages.values()})
         rows = sorted(self.sent_rows, key=lambda k: (-self.sent_rows[k], k))
         self.sent_rows = {k: self.sent_rows[k] for k in rows[: self.max_edges]}
 
@@ -315,10 +330,11 @@ class MiniRAGSession:
                 "limits": {"max_entities": self.max_entities, "max_edges": self.max_edges,
                            "max_passages": self.max_passages, "carry_entities": self.carry_entities,
                            "decay": self.decay, "new_chunks": self.new_chunks, "admit_ratio": self.admit_ratio,
-                           "rows_of_new_chunks": self.rows_of_new_chunks},
+                           "rows_of_new_chunks": self.rows_of_new_chunks,
+                           "skip_repeated_lines": self.skip_repeated_lines},
                 "entities": self.entities, "edges": [[u, v, s] for (u, v), s in self.edges.items()],
                 "passages": {c: list(p) for c, p in self.passages.items()},
-                "sent_rows": [[*k, t] for k, t in self.sent_rows.items()],
+                "sent_rows": [[*k, t] for k, t in self.sent_rows.items()], "sent_lines": self.sent_lines.passages,
                 "turns": [vars(t) for t in self.turns], "next_passage": self.next_passage}
 
     def to_json(self) -> str:
@@ -330,8 +346,9 @@ class MiniRAGSession:
         if not isinstance(data, Mapping) or data.get("format") != FORMAT_VERSION:
             raise ValueError(f"not a saved session of format {FORMAT_VERSION}")
         try:
-            # a session saved before follow-ups had an admission sent every new chunk and row
-            limits = {"admit_ratio": None, "rows_of_new_chunks": False, **dict(data["limits"])}
+            # a session saved before follow-ups had an admission sent every new chunk, row and line
+            limits = {"admit_ratio": None, "rows_of_new_chunks": False, "skip_repeated_lines": False,
+                      **dict(data["limits"])}
             session = cls(index, mode=str(data["mode"]), **limits)
             session.entities = {str(e): float(s) for e, s in data["entities"].items()}
             session.edges = {(str(u), str(v)): float(s) for u, v, s in data["edges"]}
@@ -339,6 +356,8 @@ class MiniRAGSession:
             session.sent_rows = {tuple(str(x) for x in row[:-1]): int(row[-1]) for row in data["sent_rows"]}
             session.turns = [SessionTurn(**t) for t in data["turns"]]
             session.next_passage = int(data["next_passage"])
+            sent_lines = data.get("sent_lines", {})
+            session.sent_lines = SentLines({int(p): [str(k) for k in keys] for p, keys in sent_lines.items()})
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"malformed saved session: {exc!r}") from exc
         return session
