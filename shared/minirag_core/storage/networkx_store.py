@@ -194,10 +194,10 @@ class NetworkXGraphStore:
         """Every entity-chunk link (or, with ``subjects``, every link from an entity to a chunk
         about it) as arrays, for mini mode's per-chunk scoring (built once per graph version)."""
         with self.lock:
-            if subjects not in self._link_arrays:
-                relations = self.relation_arrays()
-                index = self._subjects() if subjects else self._links_index()
-                self._link_arrays[subjects] = ChunkLinks(relations.position, self.chunk_ids(),
+            if not self._link_arrays:  # both at once, on one listing of the chunks: a later query lists nothing
+                position, chunk_ids = self.relation_arrays().position, self.chunk_ids()
+                for kind, index in ((False, self._links_index()), (True, self._subjects())):
+                    self._link_arrays[kind] = ChunkLinks(position, chunk_ids,
                                                          ((e, c) for e, chunks in index.items() for c in chunks))
             return self._link_arrays[subjects]
 

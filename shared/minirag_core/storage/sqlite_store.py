@@ -300,9 +300,11 @@ class SQLiteGraphStore:
         """Every entity-chunk edge (or every edge to a chunk about the entity) as arrays of ids,
         built once per graph version: a query's links are thousands of rows, read from memory."""
         with self.lock:
-            if subjects not in self._links:
-                rows = self.db.execute("SELECT entity, chunk FROM mentions" + (" WHERE subject = 1" if subjects else ""))
-                self._links[subjects] = ChunkLinks(self._entity_rows()[2], self.chunk_ids(), rows)
+            if not self._links:  # both at once, on one listing of the chunks: a later query lists nothing
+                position, chunk_ids = self._entity_rows()[2], self.chunk_ids()
+                for kind in (False, True):
+                    rows = self.db.execute("SELECT entity, chunk FROM mentions" + (" WHERE subject = 1" if kind else ""))
+                    self._links[kind] = ChunkLinks(position, chunk_ids, rows)
             return self._links[subjects]
 
     def chunks(self, chunk_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
