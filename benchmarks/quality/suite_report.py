@@ -110,12 +110,23 @@ def lead_sentence(entry: dict) -> str:
     return "; ".join(parts) + "."
 
 
+def reused_note(results: dict) -> str:
+    """A clause saying how many sets reused an index built by an earlier run (their minutes are then
+    the questions' alone, while a first run also builds every index); empty when none did."""
+    reused = [s for s in results.get("sets", []) if s.get("index", {}).get("reused")]
+    if not reused:
+        return ""
+    which = "every index" if len(reused) == len(results["sets"]) else f"{len(reused)} of {len(results['sets'])} indexes"
+    return f", {which} built by an earlier run"
+
+
 def readme_section(results: dict) -> str:
     commit = (results.get("commit") or "uncommitted")[:7]
     command = " ".join([f"--llm {results['llm']}" if results.get("llm") else "--write-results",
                         *results.get("flags", [])])
     lines = [f"Measured at commit `{commit}` by `.venv/bin/python benchmarks/quality/run_suite.py {command}` "
-             f"({results['seconds_total'] / 60:.1f} min on a {results['machine'].get('cpu_count', '?')}-core machine, "
+             f"({results['seconds_total'] / 60:.1f} min on a {results['machine'].get('cpu_count', '?')}-core machine"
+             f"{reused_note(results)}, "
              + (f"graph built and questions mapped by `{results['llm']}`). " if results.get("llm") else
                 "embedded default, no model). ")
              + f"**What is measured:** evidence retrieval on the *{results['split']}* "
@@ -177,7 +188,8 @@ def readme_headline(results: dict) -> str:
                       + (f" (graph and query mapping by `{results['llm']}`)" if results.get("llm") else ", no model")
                       + f", commit `{commit}`:", "", *rows, "",
                       f"Measured by `.venv/bin/python benchmarks/quality/run_suite.py {command}` "
-                      f"({results['seconds_total'] / 60:.1f} min, {results['machine'].get('cpu_count', '?')} cores); "
+                      f"({results['seconds_total'] / 60:.1f} min, {results['machine'].get('cpu_count', '?')} cores"
+                      f"{reused_note(results)}); "
                       "every system, ablation, question group and interval: "
                       "[benchmarks/RESULTS.md](benchmarks/RESULTS.md)."])
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.quality import devsets  # noqa: E402
 from benchmarks.quality.baselines import reciprocal_rank_fusion  # noqa: E402
 from benchmarks.quality.run_suite import ABLATIONS, SetRunner, question_group, score  # noqa: E402
-from benchmarks.quality.suite_report import lead_sentence  # noqa: E402
+from benchmarks.quality.suite_report import lead_sentence, reused_note  # noqa: E402
 
 
 def test_split_is_fixed():
@@ -79,6 +79,13 @@ def test_lead_sentence_is_computed_from_the_numbers():
     assert "best baseline hybrid 75.0 (+5.0)" in text
     assert "all-evidence@5 60.0 against bm25 50.0 (+10.0)" in text  # the best on that metric, not on recall
     assert "the graph (paths and bridges) adds +2.5" in text and "bridges adds -1.0" in text
+
+
+def test_run_time_says_when_the_indexes_came_from_an_earlier_run():
+    built, reused = {"index": {"reused": False}}, {"index": {"reused": True}}
+    assert reused_note({"sets": [built, built]}) == ""
+    assert reused_note({"sets": [reused, reused]}) == ", every index built by an earlier run"
+    assert reused_note({"sets": [reused, built, reused]}) == ", 2 of 3 indexes built by an earlier run"
 
 
 def test_graph_only_ablation_ranks_by_the_graph_not_by_id(embedder):
