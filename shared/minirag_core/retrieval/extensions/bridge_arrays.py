@@ -9,13 +9,13 @@ value of the last step that raised it; values are the same products in the same 
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from minirag_core.graph.arrays import ChunkLinks
-from minirag_core.retrieval.extensions.bridging import Bridge
-from minirag_core.retrieval.topology.chunk_ranking import relative_values
+from minirag_core.retrieval.extensions.bridging import Bridge, bridge_scores
+from minirag_core.retrieval.topology.chunk_ranking import relative_specificity, relative_values
 from minirag_core.scores import top_ids
 
 
@@ -104,3 +104,19 @@ def bridge_scores_on_arrays(mentions: ChunkLinks, subjects: ChunkLinks, relevanc
                for target, value, (kind, source, entity) in zip(found.tolist(), best.score[found].tolist(),
                                                                 best.way[found].tolist())]
     return scores, sorted(bridges, key=lambda b: (-b.score, b.target))
+
+
+def bridges_over(graph: Any, relevance: Mapping[str, float], seeds: dict[str, float], *, seed_chunks: int,
+                 steps: int, damping: float, max_frontier: int, n_chunks: int,
+                 specificity_exponent: float) -> tuple[dict[str, float], list[Bridge]]:
+    """``bridge_scores`` weighted by the bridge entities' relative specificity among ``n_chunks``
+    chunks raised to ``specificity_exponent``: on the store's link arrays where it has them, else
+    through its entity and chunk lookups (the same result)."""
+    links = getattr(graph, "link_arrays", None)
+    if links is not None:
+        return bridge_scores_on_arrays(links(), links(subjects=True), relevance, seeds, seed_chunks=seed_chunks,
+                                       steps=steps, damping=damping, max_frontier=max_frontier, n_chunks=n_chunks,
+                                       specificity_exponent=specificity_exponent)
+    return bridge_scores(graph, relevance, seeds, seed_chunks=seed_chunks, steps=steps, damping=damping,
+                         max_frontier=max_frontier,
+                         entity_weight=lambda ids: relative_specificity(graph, ids, n_chunks, specificity_exponent))

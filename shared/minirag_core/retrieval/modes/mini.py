@@ -9,10 +9,10 @@ from typing import Any, Mapping
 from minirag_core.concurrency import beside
 from minirag_core.retrieval.common import considered, keeping_vector, materialise
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
-from minirag_core.retrieval.extensions.bridge_arrays import bridge_scores_on_arrays
-from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label, bridge_scores
+from minirag_core.retrieval.extensions.bridge_arrays import bridges_over
+from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label
 from minirag_core.retrieval.extensions.residual import distinct_sources, residual_scores
-from minirag_core.retrieval.modes.mini_graph import graph_evidence, specificity_weights
+from minirag_core.retrieval.modes.mini_graph import graph_evidence
 from minirag_core.retrieval.query.seeds import query_vectors, stored_vectors_only, with_named_entities
 from minirag_core.retrieval.settings import RetrievalSettings
 from minirag_core.retrieval.sources import RetrievalSources
@@ -50,7 +50,6 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         evidence = graph_evidence(sources, mapping, settings, vectors, n_chunks)
     seeds_by_entity, seed_ids, paths = evidence.seeds_by_entity, evidence.seed_ids, evidence.paths
     graph_scores, chunk_entities = evidence.graph_scores, evidence.chunk_entities
-    entity_specificity = specificity_weights(sources, n_chunks)
 
     base = top_ids(relevance, considered(settings)) if seed_ids else []  # the ranking without the graph
     if weights.dense or weights.lexical:
@@ -61,17 +60,10 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
     bridges: list[Bridge] = []
     if settings.bridge_weight > 0 and seed_ids:
         seed_strength = {s: max(found.get(s, 0.0) for found in seeds_by_entity.values()) for s in seed_ids}
-        links = getattr(sources.graph, "link_arrays", None)
-        if links is not None:  # the same, on arrays
-            bridged, bridges = bridge_scores_on_arrays(
-                links(), links(subjects=True), relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
-                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
-                n_chunks=n_chunks, specificity_exponent=settings.bridge_specificity)
-        else:
-            bridged, bridges = bridge_scores(
-                sources.graph, relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
-                steps=settings.bridge_steps, damping=settings.bridge_damping, max_frontier=settings.bridge_frontier,
-                entity_weight=lambda ids: entity_specificity(ids, settings.bridge_specificity))
+        bridged, bridges = bridges_over(sources.graph, relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
+                                        steps=settings.bridge_steps, damping=settings.bridge_damping,
+                                        max_frontier=settings.bridge_frontier, n_chunks=n_chunks,
+                                        specificity_exponent=settings.bridge_specificity)
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
