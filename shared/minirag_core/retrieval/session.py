@@ -110,11 +110,15 @@ class SessionResult:
         """How the context points at a chunk sent in an earlier turn."""
         return f"[see passage {self.passages[chunk_id]} above]"
 
+    def sent_text(self, chunk: ScoredChunk) -> str:
+        """A new chunk's text as sent (lines sent before as markers)."""
+        return self.texts.get(chunk.chunk_id, chunk.text)
+
     def shown_text(self, chunk: ScoredChunk) -> str:
         """A chunk as this turn shows it: a new one in full headed ``[passage N]``, an earlier one
         by reference."""
         if chunk.chunk_id in self.new:
-            return f"[passage {self.passages[chunk.chunk_id]}]\n{self.texts.get(chunk.chunk_id, chunk.text)}"
+            return f"[passage {self.passages[chunk.chunk_id]}]\n{self.sent_text(chunk)}"
         return self.reference(chunk.chunk_id)
 
     def shown_result(self) -> RetrievalResult:
@@ -126,7 +130,7 @@ class SessionResult:
         only the graph rows no earlier turn sent."""
         fresh = set(self.new)
         rows = [(self.passages[c.chunk_id], c.doc_id, f"{c.score:.4f}",
-                 self.texts.get(c.chunk_id, c.text) if c.chunk_id in fresh else self.reference(c.chunk_id))
+                 self.sent_text(c) if c.chunk_id in fresh else self.reference(c.chunk_id))
                 for c in self.result.chunks]
         return render_rows(self.rows, rows)
 
@@ -254,10 +258,11 @@ class MiniRAGSession:
             else:
                 number, self.next_passage = self.next_passage, self.next_passage + 1
                 new.append(chunk.chunk_id)
-                shown = self.sent_lines.shown(chunk.text) if self.skip_repeated_lines else chunk.text
-                if shown != chunk.text:
-                    texts[chunk.chunk_id] = shown
-                self.sent_lines.add(shown, number)
+                if self.skip_repeated_lines:
+                    shown = self.sent_lines.shown(chunk.text)
+                    if shown != chunk.text:
+                        texts[chunk.chunk_id] = shown
+                    self.sent_lines.add(shown, number)
             passages[chunk.chunk_id] = number
             self.passages[chunk.chunk_id] = (number, turn)
         shown = select_rows(result)

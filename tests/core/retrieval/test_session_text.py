@@ -95,8 +95,10 @@ def test_a_session_sends_shared_lines_once_and_loses_no_line(index: MiniRAGIndex
         assert contexts.count(line) == 1  # the footer both pages end with is sent once
     assert all(line in contexts for line in set().union(*map(_lines, sent.values())))  # every line sent
     assert re.search(r"\[\d+ lines? as in passage \d+ above\]", contexts)
-    plain, _ = _session_contexts(index.session(admit_ratio=None, skip_repeated_lines=False))
+    plain_session = index.session(admit_ratio=None, skip_repeated_lines=False)
+    plain, _ = _session_contexts(plain_session)
     assert plain.count(FOOTER.split("\n")[0]) == 2
+    assert plain_session.sent_lines.passages == {}  # nothing recorded when nothing is skipped
     assert index.embedder.count_tokens(contexts) < index.embedder.count_tokens(plain)
 
 
