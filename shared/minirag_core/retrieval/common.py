@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from minirag_core.retrieval.budget import set_budget_note
 from minirag_core.retrieval.topology.chunk_ranking import fit_budget
@@ -29,6 +29,25 @@ def keeping_vector(mapping: QueryMapping, vector: Any, embedder: Any) -> QueryMa
 def considered(settings: RetrievalSettings) -> int:
     """How many ranked chunks ``materialise`` looks at: a ranking need never be longer."""
     return settings.top_k * 4 + 20
+
+
+class ChunkRecords:
+    """The chunk records one query reads from the graph store, each read once: the steps after
+    scoring (the document share, the coverage re-order, ``materialise``) ask for the ids they
+    need and only those not yet read are fetched."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+        self.held: dict[str, dict[str, Any]] = {}
+        self.asked: set[str] = set()
+
+    def read(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The records of ``ids`` the store holds, in the order of ``ids``."""
+        missing = [c for c in dict.fromkeys(ids) if c not in self.asked]
+        if missing:
+            self.held.update(self.graph.chunks(missing))
+            self.asked.update(missing)
+        return {c: self.held[c] for c in ids if c in self.held}
 
 
 def scores_follow_rank(chunks: list[ScoredChunk]) -> list[ScoredChunk]:
@@ -63,13 +82,12 @@ def cap_per_document(ranked: list[tuple[str, float]], doc_of: Mapping[str, str],
 def materialise(sources: RetrievalSources, ranked: list[tuple[str, float]], via: dict[str, str],
                 settings: RetrievalSettings, doc_metadata: Mapping[str, dict[str, Any]] | None = None,
                 chunk_entities: dict[str, list[str]] | None = None,
-                attrs: Mapping[str, dict[str, Any]] | None = None,
+                records: ChunkRecords | None = None,
                 notes: list[str] | None = None) -> list[ScoredChunk]:
-    """Fit the ranking into the budget and attach text, document id and metadata (``attrs``: the
-    records of the ranking's first ``considered`` chunks, when the caller has read them already).
-    When the budget left out a ranked chunk while fewer than ``top_k`` fit, ``notes`` gets a note."""
-    if attrs is None:
-        attrs = sources.graph.chunks([c for c, _ in ranked[: considered(settings)]])
+    """Fit the ranking's first ``considered`` chunks into the budget and attach text, document id
+    and metadata (``records``: what the query has read already). When the budget left out a
+    ranked chunk while fewer than ``top_k`` fit, ``notes`` gets a note."""
+    attrs = (records or ChunkRecords(sources.graph)).read([c for c, _ in ranked[: considered(settings)]])
     n_tokens = {c: int(a["n_tokens"]) for c, a in attrs.items()}
     present = [(c, s) for c, s in ranked if c in attrs]
     if settings.max_chunks_per_document > 0:

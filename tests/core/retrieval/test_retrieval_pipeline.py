@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from minirag_core.indexing.registry import DocumentRecord, DocumentRegistry
+from minirag_core.retrieval.common import ChunkRecords
 from minirag_core.retrieval.memory_sources import top_similar
 from minirag_core.retrieval.pipeline import check_mode, fill_to_k, retrieve, shortfall
 from minirag_core.retrieval.settings import RetrievalSettings
@@ -66,22 +67,43 @@ def test_fill_to_k_tops_up_within_the_budget() -> None:
     assert fill_to_k(result, extra, k=5, token_budget=95) == 1  # only c4 still fits
 
 
+class _ChunkStore:
+    """A graph store's chunk records, counting what is asked for."""
+
+    def __init__(self, records: dict[str, dict]) -> None:
+        self.records, self.asked = records, []
+
+    def chunks(self, ids: list[str]) -> dict[str, dict]:
+        self.asked.extend(ids)
+        return {c: self.records[c] for c in ids if c in self.records}
+
+
+def test_chunk_records_are_read_once_each_and_in_the_order_asked() -> None:
+    store = _ChunkStore({f"c{i}": {"doc_id": "d", "text": str(i)} for i in range(4)})
+    records = ChunkRecords(store)
+    assert list(records.read(["c2", "c0"])) == ["c2", "c0"]
+    assert list(records.read(["c0", "c1", "gone", "c2"])) == ["c0", "c1", "c2"]  # a missing id is left out
+    records.read(["c1", "gone"])
+    assert sorted(store.asked) == ["c0", "c1", "c2", "gone"]  # nothing asked twice
+
+
 def test_the_budget_never_cuts_k_silently() -> None:
     """Fewer than k chunks because of the token budget: a note says how many fit in how many
     tokens and how to raise it; no note when the index simply holds fewer than k."""
     from minirag_core.retrieval.common import materialise
 
     attrs = {f"c{i}": {"doc_id": f"d{i}", "text": "t", "n_tokens": 40} for i in range(6)}
+    store = _ChunkStore(attrs)
     ranked = [(c, 1.0 - i / 10) for i, c in enumerate(attrs)]
     notes: list[str] = []
-    chunks = materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=100), attrs=attrs, notes=notes)
+    chunks = materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=100), records=ChunkRecords(store), notes=notes)
     assert len(chunks) == 2 and len(notes) == 1
     assert "2 of the 5 chunks" in notes[0] and "100 tokens" in notes[0] and "--max-tokens" in notes[0]
     assert "(4 more ranked chunks did not fit)" in notes[0]
     notes = []
-    assert len(materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=200), attrs=attrs,
+    assert len(materialise(None, ranked, {}, RetrievalSettings(top_k=5, token_budget=200), records=ChunkRecords(store),
                            notes=notes)) == 5 and notes == []
-    assert len(materialise(None, ranked[:3], {}, RetrievalSettings(top_k=5, token_budget=200), attrs=attrs,
+    assert len(materialise(None, ranked[:3], {}, RetrievalSettings(top_k=5, token_budget=200), records=ChunkRecords(store),
                            notes=notes)) == 3 and notes == []  # all there is fits: nothing was cut
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from minirag_core.concurrency import beside
-from minirag_core.retrieval.common import considered, keeping_vector, materialise
+from minirag_core.retrieval.common import ChunkRecords, considered, keeping_vector, materialise
 from minirag_core.retrieval.extensions.aspect_coverage import cover_aspects, linked_aspects, merge_named, named_aspects
 from minirag_core.retrieval.extensions.bridge_arrays import bridges_over
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_label
@@ -26,6 +26,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                   settings: RetrievalSettings,
                   doc_metadata: dict[str, dict[str, Any]] | None = None) -> RetrievalResult:
     notes: list[str] = []
+    records = ChunkRecords(sources.graph)  # chunk records read once for the steps after scoring
     # every span naming an entity node is a query entity; the coverage step keeps the mapping's own aspects
     aspects = list(dict.fromkeys(e.strip() for e in mapping.entities if e.strip()))
     mapping = with_named_entities(sources, query, mapping)
@@ -68,7 +69,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
         source_docs = {c: attrs.get("doc_id", c) for c, attrs in
-                       sources.graph.chunks(sorted({b.source for b in bridges})).items()}
+                       records.read(sorted({b.source for b in bridges})).items()}
         paths.extend(ReasoningPath(bridge_label(bridge, source_docs), [bridge.entity], bridge.score)
                      for bridge in bridges)
     if settings.residual_weight > 0 and ranked:  # a second round: what the best chunks leave unanswered
@@ -78,7 +79,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
                     for v, t in zip(vectors, texts)]
 
         head = ranked[: considered(settings)]
-        about = {c: a.get("subjects", []) for c, a in sources.graph.chunks([c for c, _ in head]).items()}
+        about = {c: a.get("subjects", []) for c, a in records.read([c for c, _ in head]).items()}
         residual, hops = residual_scores(sources.graph, query, distinct_sources(head, about, settings.residual_sources),
                                          relevance_of, n_chunks, floor_rank=settings.residual_floor_rank)
         ranked = add_bridges(ranked, relevance, graph_scores, residual, weights, settings.residual_weight)
@@ -86,9 +87,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             chunk_entities[hop.target].append(hop.entity)
     if not seed_ids:
         notes.append("no query entity matched an entity node; ranked by query relevance (dense + BM25) only")
-    head = None
     if settings.document_graph_share < 1.0 and ranked and seed_ids:  # a document's graph evidence counts once
-        head = sources.graph.chunks([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
+        head = records.read([c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]])
         ranked = spread_documents(ranked, relevance, {c: a["doc_id"] for c, a in head.items()},
                                   settings.document_graph_share)
     lifted = lifted_above(ranked, relevance)
@@ -98,12 +98,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         extra = [(c, relevance[c]) for c in top_ids(relevance, len(taken) + considered(settings)) if c not in taken]
         ranked.extend(extra)
         via.update({c: "relevance" for c, _ in extra})
-    head_ids = [c for c, _ in ranked[: max(considered(settings), settings.coverage_depth)]]
-    if head is not None and any(c not in head for c in head_ids):  # the fill added chunks
-        head = None
     if settings.coverage_weight > 0 and len(aspects) > 1 and ranked and seed_ids:  # the head covers every entity
-        head = head if head is not None else sources.graph.chunks(head_ids)
-        head_texts = {c: head[c].get("text", "") for c, _ in ranked[: settings.coverage_depth] if c in head}
+        head_texts = {c: a.get("text", "") for c, a in records.read([c for c, _ in ranked[: settings.coverage_depth]]).items()}
         before = [c for c, _ in ranked[: settings.top_k]]
         ranked_before = list(ranked)
         matched = {e.strip(): found for e, found in seeds_by_entity.items()}  # the nodes each entity matched
@@ -114,7 +110,7 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
             notes.append("best chunks re-ordered so that together they name each query entity (coverage_weight)")
             covered = lifted_above(ranked[: settings.coverage_depth], dict(ranked_before))
             via.update({c: "coverage" for c in covered if via.get(c) != "graph"})
-    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, attrs=head, notes=notes)
+    chunks = materialise(sources, ranked, via, settings, doc_metadata, chunk_entities, records=records, notes=notes)
     if seed_ids and chunks and not any(c.via == "graph" for c in chunks):
         notes.append("no graph evidence outweighed query relevance: the chunks are ranked by dense + BM25 relevance")
 
