@@ -31,6 +31,11 @@ class RetrievalSettings:
     bridge_steps: int = 2          # chunk -> entity -> chunk steps (multi-hop chains)
     bridge_damping: float = 0.8    # each step keeps this share of the score
     bridge_specificity: float = 1.0  # a bridge entity passes on (its specificity, 0-1) ** this: hubs carry little
+    # a bridge entity's mentions among this many most query-relevant chunks do not count against its
+    # specificity (0 = off): a name the query's own neighbourhood shares is its topic, not a hub. 10-40 tie
+    # on recall@5 on the six tune halves (HotpotQA +0.9, MuSiQue +1.0); 30-40 lose no recall@2
+    # (sweep_all_sets.py, graph_adds/sweep_bridge_local_pool_tune.json)
+    bridge_local_pool: int = 30
     bridge_frontier: int = 20      # strongest chunks a step reached that the next starts from (0 = all); 20 ties all on the tune halves
     # a second round (retrieval/extensions/residual.py), off by default: on the tune halves at 2.0 MuSiQue rose 69.2/38.5 ->
     # 70.2/46.2 (r@5/all@5), HotpotQA stayed, LiHuaWorld (chat) lost a question; 3 more embeddings a query

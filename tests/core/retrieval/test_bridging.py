@@ -6,6 +6,7 @@ from __future__ import annotations
 import networkx as nx
 
 from minirag_core.indexing.index import MiniRAGIndex
+from minirag_core.retrieval.extensions.bridge_arrays import bridges_over
 from minirag_core.retrieval.extensions.bridging import bridge_scores
 from minirag_core.extraction.subjects import title_subject
 from minirag_core.storage.networkx_store import NetworkXGraphStore
@@ -60,6 +61,36 @@ def test_bridge_reaches_chunks_about_mentioned_entities_step_by_step(tmp_path):
     assert {(b.source, b.entity, b.target) for b in bridges} == {("a", "x", "b"), ("b", "y", "c")}
     from_query, bridges = bridge_scores(store, {}, {"y": 0.9}, seed_chunks=1, steps=1, damping=0.5)
     assert from_query["c"] == 0.9 and ("y", "y", "c") in {(b.source, b.entity, b.target) for b in bridges}
+
+
+def _topic_store(tmp_path) -> NetworkXGraphStore:
+    """Chunks r0-r3 (relevant to the query) all mention the show s, which chunk "show" is about;
+    o0-o3 (unrelated) all mention the place p, which chunk "place" is about; r0 mentions p too."""
+    store = NetworkXGraphStore(tmp_path / "g.json")
+    g: nx.Graph = store.graph
+    chunks = {**{f"r{i}": [] for i in range(4)}, **{f"o{i}": [] for i in range(4)}, "show": ["s"], "place": ["p"]}
+    chunks.update({f"x{i}": [] for i in range(20)})
+    for chunk, subjects in chunks.items():
+        g.add_node(chunk, kind="chunk", text=chunk, doc_id=chunk, order=0, n_tokens=1, subjects=subjects)
+    for entity in ("s", "p"):
+        g.add_node(entity, kind="entity", name=entity, type="CONCEPT", description="", source_chunks=[])
+    for i in range(4):
+        g.add_edge(f"r{i}", "s", kind="mention", description="")
+        g.add_edge(f"o{i}", "p", kind="mention", description="")
+    g.add_edge("r0", "p", kind="mention", description="")
+    return store
+
+
+def test_a_local_pool_undamps_entities_the_relevant_chunks_share(tmp_path):
+    store = _topic_store(tmp_path)
+    relevance = {"r0": 1.0, "r1": 0.9, "r2": 0.8, "r3": 0.7, **{f"o{i}": 0.1 for i in range(4)}}
+    options = dict(seed_chunks=1, steps=1, damping=0.5, max_frontier=0, n_chunks=30, specificity_exponent=1.0)
+    damped, _ = bridges_over(store, relevance, {}, **options)
+    local, _ = bridges_over(store, relevance, {}, **options, local_pool=4)
+    assert damped["show"] < 0.5 and damped["place"] < damped["show"]  # s in 4 chunks, p in 5: both hubs
+    assert local["show"] == 0.5  # every chunk naming s is among the 4 most relevant: s is the query's topic
+    assert damped["place"] < local["place"] < local["show"]  # p's mentions outside the pool still count
+    assert bridges_over(store, relevance, {}, **options, local_pool=0)[0] == damped
 
 
 PASSAGES = {

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minirag_core.graph.heterogeneous import CHUNK, ENTITY, MENTION, RELATION
-from minirag_core.retrieval.extensions.bridge_arrays import bridge_scores_on_arrays
+from minirag_core.retrieval.extensions.bridge_arrays import bridge_scores_on_arrays, bridges_over
 from minirag_core.retrieval.extensions.bridging import bridge_scores
 from minirag_core.retrieval.topology.array_search import PathSearch, answer_candidates, key_edges, relation_subgraph
 from minirag_core.retrieval.topology.batch_paths import named_paths, path_table
@@ -96,17 +96,23 @@ def test_chunk_graph_terms_on_arrays_equal_the_loops(store: NetworkXGraphStore, 
     assert [p.specificity for p in paths] == [p.specificity for p in expected_paths]
 
 
-@settings(max_examples=200, deadline=None)
-@given(store=linked_stores(), data=st.data())
-def test_bridges_on_arrays_equal_the_loops(store: NetworkXGraphStore, data: st.DataObject) -> None:
+def _bridge_inputs(store: NetworkXGraphStore, data: st.DataObject) -> tuple[dict, dict, dict]:
+    """(relevance with ties, seeds, bridge options) drawn for ``store``."""
     chunks, entities = store.chunk_ids(), store.entity_ids()
     ties = st.sampled_from([1.0, 0.5, 0.25, 0.8125, 0.0])
     relevance = {c: data.draw(ties) for c in chunks}
     seeds = {e: data.draw(ties) for e in data.draw(st.lists(st.sampled_from(entities), max_size=4))}
-    n_chunks = len(chunks)
-    exponent = data.draw(st.sampled_from([1.0, 0.5, 0.0]))
     options = dict(seed_chunks=data.draw(st.integers(0, 6)), steps=data.draw(st.integers(0, 3)),
                    damping=data.draw(st.sampled_from([0.8, 0.5, 1.0])), max_frontier=data.draw(st.integers(0, 4)))
+    return relevance, seeds, options
+
+
+@settings(max_examples=200, deadline=None)
+@given(store=linked_stores(), data=st.data())
+def test_bridges_on_arrays_equal_the_loops(store: NetworkXGraphStore, data: st.DataObject) -> None:
+    relevance, seeds, options = _bridge_inputs(store, data)
+    n_chunks = len(store.chunk_ids())
+    exponent = data.draw(st.sampled_from([1.0, 0.5, 0.0]))
 
     def weights(ids):
         if exponent == 0:
@@ -119,6 +125,16 @@ def test_bridges_on_arrays_equal_the_loops(store: NetworkXGraphStore, data: st.D
                                     n_chunks=n_chunks, specificity_exponent=exponent, **options)
     assert found[0] == expected[0]
     assert found[1] == expected[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(store=linked_stores(), data=st.data())
+def test_bridges_with_a_local_pool_on_arrays_equal_the_lookups(store: NetworkXGraphStore, data: st.DataObject) -> None:
+    relevance, seeds, options = _bridge_inputs(store, data)
+    options.update(n_chunks=len(store.chunk_ids()), specificity_exponent=data.draw(st.sampled_from([1.0, 0.5, 0.0])),
+                   local_pool=data.draw(st.integers(0, 8)))
+    assert bridges_over(store, relevance, seeds, **options) == bridges_over(ListsOnly(store), relevance, seeds,
+                                                                            **options)
 
 
 @settings(max_examples=100, deadline=None)

@@ -9,13 +9,14 @@ value of the last step that raised it; values are the same products in the same 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 from minirag_core.graph.arrays import ChunkLinks
 from minirag_core.retrieval.extensions.bridging import Bridge, bridge_scores
-from minirag_core.retrieval.topology.chunk_ranking import relative_specificity, relative_values
+from minirag_core.retrieval.topology.chunk_ranking import (
+    relative_specificity, relative_value, relative_values)
 from minirag_core.scores import top_ids
 
 
@@ -54,17 +55,26 @@ class _Best:
 def bridge_scores_on_arrays(mentions: ChunkLinks, subjects: ChunkLinks, relevance: Mapping[str, float],
                             seeds: dict[str, float], *, seed_chunks: int, steps: int, damping: float,
                             n_chunks: int, specificity_exponent: float | None,
-                            max_frontier: int = 0) -> tuple[dict[str, float], list[Bridge]]:
+                            max_frontier: int = 0, local_pool: int = 0) -> tuple[dict[str, float], list[Bridge]]:
     """``bridge_scores`` with ``entity_weight`` the entities' relative specificity among ``n_chunks``
     chunks raised to ``specificity_exponent`` (``None``: no weighting); ``mentions`` and
-    ``subjects`` are the store's link arrays (the same entity rows and chunk positions)."""
+    ``subjects`` are the store's link arrays (the same entity rows and chunk positions).
+    ``local_pool`` > 0: an entity's mentions among the ``local_pool`` most relevant chunks do
+    not count against its specificity (see ``local_counts``)."""
     chunk_ids, chunk_position, entity_ids = mentions.chunk_ids, mentions.chunk_position, mentions.entity_ids
     best = _Best(len(chunk_ids))
+    counts = mentions.counts
+    if local_pool > 0 and specificity_exponent:
+        pool = np.array([chunk_position[c] for c in top_ids(relevance, local_pool) if c in chunk_position],
+                        dtype=np.int64)
+        indptr, by_chunk = mentions.by_chunk()
+        _, entries = _slices(indptr, pool)
+        counts = outside_counts(counts, np.bincount(by_chunk[entries], minlength=len(counts)))
 
     def weights(entity_rows: np.ndarray) -> np.ndarray:
         if specificity_exponent is None or specificity_exponent == 0:
             return np.ones(len(entity_rows), dtype=np.float64)
-        return relative_values(mentions.counts[entity_rows], n_chunks, specificity_exponent)
+        return relative_values(counts[entity_rows], n_chunks, specificity_exponent)
 
     seed_rows = np.array([mentions.entity_position[s] for s in sorted(seeds) if s in mentions.entity_position],
                          dtype=np.int64)
@@ -106,17 +116,47 @@ def bridge_scores_on_arrays(mentions: ChunkLinks, subjects: ChunkLinks, relevanc
     return scores, sorted(bridges, key=lambda b: (-b.score, b.target))
 
 
+def outside_counts(counts: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Each entity's chunk count less its ``local`` mentions (those among the query's most
+    relevant chunks), at least 1 where it has chunks: a name many chunks mention is a hub that
+    says little about where a bridge leads, unless those chunks are what the query is about (the
+    soap opera every relevant character's passage names is the question's topic, not a hub)."""
+    return np.where(counts > 0, np.maximum(counts - local, 1), counts)
+
+
+def _local_specificity(graph: Any, relevance: Mapping[str, float], local_pool: int, n_chunks: int,
+                       exponent: float) -> Callable[[Iterable[str]], dict[str, float]]:
+    """``relative_specificity`` through the store's lookups with ``outside_counts`` for the
+    counts (the mentions among the ``local_pool`` most relevant chunks left out)."""
+    local: dict[str, int] = {}
+    for entities in graph.chunk_entities(top_ids(relevance, local_pool)).values():
+        for entity in entities:
+            local[entity] = local.get(entity, 0) + 1
+
+    def weights(ids: Iterable[str]) -> dict[str, float]:
+        if exponent == 0:
+            return {}
+        found = {e: len(c) for e, c in graph.entity_chunk_ids(list(ids)).items()}
+        return {e: relative_value(max(n - local.get(e, 0), 1), n_chunks, exponent) for e, n in found.items() if n}
+    return weights
+
+
 def bridges_over(graph: Any, relevance: Mapping[str, float], seeds: dict[str, float], *, seed_chunks: int,
                  steps: int, damping: float, max_frontier: int, n_chunks: int,
-                 specificity_exponent: float) -> tuple[dict[str, float], list[Bridge]]:
+                 specificity_exponent: float, local_pool: int = 0) -> tuple[dict[str, float], list[Bridge]]:
     """``bridge_scores`` weighted by the bridge entities' relative specificity among ``n_chunks``
-    chunks raised to ``specificity_exponent``: on the store's link arrays where it has them, else
+    chunks raised to ``specificity_exponent`` (with ``local_pool``, their mentions among that many
+    most relevant chunks left out of the count): on the store's link arrays where it has them, else
     through its entity and chunk lookups (the same result)."""
     links = getattr(graph, "link_arrays", None)
     if links is not None:
         return bridge_scores_on_arrays(links(), links(subjects=True), relevance, seeds, seed_chunks=seed_chunks,
                                        steps=steps, damping=damping, max_frontier=max_frontier, n_chunks=n_chunks,
-                                       specificity_exponent=specificity_exponent)
+                                       specificity_exponent=specificity_exponent, local_pool=local_pool)
+    if local_pool > 0:
+        weights = _local_specificity(graph, relevance, local_pool, n_chunks, specificity_exponent)
+    else:
+        def weights(ids: Iterable[str]) -> Mapping[str, float]:
+            return relative_specificity(graph, ids, n_chunks, specificity_exponent)
     return bridge_scores(graph, relevance, seeds, seed_chunks=seed_chunks, steps=steps, damping=damping,
-                         max_frontier=max_frontier,
-                         entity_weight=lambda ids: relative_specificity(graph, ids, n_chunks, specificity_exponent))
+                         max_frontier=max_frontier, entity_weight=weights)

@@ -64,7 +64,8 @@ def retrieve_mini(sources: RetrievalSources, query: str, mapping: QueryMapping,
         bridged, bridges = bridges_over(sources.graph, relevance, seed_strength, seed_chunks=settings.bridge_seed_chunks,
                                         steps=settings.bridge_steps, damping=settings.bridge_damping,
                                         max_frontier=settings.bridge_frontier, n_chunks=n_chunks,
-                                        specificity_exponent=settings.bridge_specificity)
+                                        specificity_exponent=settings.bridge_specificity,
+                                        local_pool=settings.bridge_local_pool)
         ranked = add_bridges(ranked, relevance, graph_scores, bridged, weights, settings.bridge_weight)
         for bridge in bridges:
             chunk_entities[bridge.target].append(bridge.entity)
