@@ -119,8 +119,8 @@ def bridge_scores_on_arrays(mentions: ChunkLinks, subjects: ChunkLinks, relevanc
 def outside_counts(counts: np.ndarray, local: np.ndarray) -> np.ndarray:
     """Each entity's chunk count less its ``local`` mentions (those among the query's most
     relevant chunks), at least 1 where it has chunks: a name many chunks mention is a hub that
-    says little about where a bridge leads, unless those chunks are what the query is about (the
-    soap opera every relevant character's passage names is the question's topic, not a hub)."""
+    says little about where a bridge leads, unless those chunks are what the query is about (a
+    name that most of the relevant passages share is the question's topic, not a hub)."""
     return np.where(counts > 0, np.maximum(counts - local, 1), counts)
 
 
