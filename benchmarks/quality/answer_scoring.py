@@ -36,3 +36,13 @@ def bootstrap_ci(values: Sequence[float], samples: int = 2000, seed: int = 0) ->
     n = len(values)
     means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(samples))
     return means[int(0.025 * samples)], means[min(samples - 1, int(0.975 * samples))]
+
+
+def rate_with_ci(rate: float | None, ci: tuple[float, float] | None, signed: bool = False) -> str:
+    """A share as a percentage with its 95% interval, "12.5 [4, 25]" ("-" for no value); ``signed``
+    for a difference of shares ("+4.2 [-8, +17]")."""
+    if rate is None:
+        return "-"
+    sign = "+" if signed else ""
+    bounds = f" [{100 * ci[0]:{sign}.0f}, {100 * ci[1]:{sign}.0f}]" if ci else ""
+    return f"{100 * rate:{sign}.1f}{bounds}"

@@ -24,20 +24,18 @@ second, ...), and the report is written after every chain (``--resume`` keeps wh
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.common import DEFAULT_OUT, configure_threads, git_commit, machine_info, open_corpus_index  # noqa: E402
+from benchmarks.common import open_corpus_index  # noqa: E402
 from benchmarks.quality import devsets  # noqa: E402
-from benchmarks.quality.answer_accuracy import ANSWER_STOPS, default_model  # noqa: E402
-from benchmarks.quality.answer_scoring import answer_correct, bootstrap_ci, token_f1  # noqa: E402
+from benchmarks.quality.answer_scoring import bootstrap_ci, rate_with_ci  # noqa: E402
+from benchmarks.quality.model_answers import (Answerer, finish_run, gold_answers, model_run_parser,  # noqa: E402
+                                              printed_table, start_run, write_report)
 from benchmarks.quality.run_suite import workdir_for  # noqa: E402
-from benchmarks.quality.session_chains import RESULTS_DIR, load_chains  # noqa: E402
+from benchmarks.quality.session_chains import load_chains  # noqa: E402
 from minirag_core.llm.prompts import ANSWER_QUESTION, build_answer_prompt, fill_template  # noqa: E402
 
 SETS = ("musique_50", "hotpotqa_100", "lihuaworld")
@@ -51,52 +49,6 @@ def follow_up_prompt(conversation: str, reply: str, question: str, context: str)
     """The conversation so far (ending in the model's last reply), then the new tables and question."""
     return conversation + reply + fill_template(FOLLOW_UP, context_data=context) + fill_template(
         ANSWER_QUESTION, query=question)
-
-
-class Answerer:
-    """Gemma (or any GGUF) through the project's llama.cpp backend, one thread."""
-
-    def __init__(self, spec: str | None, n_ctx: int, max_new_tokens: int) -> None:
-        from minirag_core.llm.llamacpp_backend import LlamaCppBackend
-
-        style, _, path = (spec or f"llamacpp:{default_model()}").partition(":")
-        self.backend = LlamaCppBackend(path, prompt_style="chat" if style == "llamacpp-chat" else "completion",
-                                       n_ctx=n_ctx, max_tokens=max_new_tokens, stop=ANSWER_STOPS, n_threads=1)
-        self.model = Path(path).name
-
-    def count(self, text: str) -> int:
-        return len(self.backend.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
-    def cached_prefix(self, prompt: str) -> int:
-        """Tokens of ``prompt`` llama.cpp still holds from its last call (it evaluates the rest)."""
-        llama = self.backend.llama
-        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-        held = list(llama._input_ids[: llama.n_tokens]) if llama.n_tokens else []
-        same = 0
-        for a, b in zip(held, tokens):
-            if a != b:
-                break
-            same += 1
-        return same
-
-    def answer(self, prompt: str, gold: list[str] | None) -> dict:
-        from minirag_core.llm.usage import metered
-
-        cached = self.cached_prefix(prompt)
-        start = time.perf_counter()
-        with metered() as usage:
-            reply = self.backend.complete(prompt)
-        seconds = time.perf_counter() - start
-        record = {"reply": reply, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                  "prompt_tokens_evaluated": max(usage.prompt_tokens - cached, 0), "seconds": seconds}
-        if gold:
-            record.update(correct=answer_correct(reply, gold), f1=token_f1(reply, gold))
-        return record
-
-
-def gold_answers(data: devsets.Dataset) -> dict[str, list[str]]:
-    """A question's text -> its gold answer and aliases (questions with an answer)."""
-    return {q.question: [q.answer, *q.answer_aliases] for q in data.questions if q.answer.strip() and q.type != "Null"}
 
 
 def run_chain(answerer: Answerer, index, chain: dict, gold: dict[str, list[str]], budget: int) -> dict:
@@ -148,9 +100,7 @@ def table(report: dict) -> str:
             "prompt tok/chain | evaluated prompt tok/chain | s/answer |", "|---|---|---|---|---|---|---|---|---|"]
     for name, entry in report["sets"].items():
         for condition, s in summarise(entry["chains"]).items():
-            ci = s["correct_ci95"]
-            correct = "-" if s["correct"] is None else f"{100 * s['correct']:.1f}" + (
-                f" [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]" if ci else "")
+            correct = rate_with_ci(s["correct"], s["correct_ci95"])
             f1 = "-" if s["f1"] is None else f"{100 * s['f1']:.1f}"
             rows.append(f"| {name} | {condition} | {s['chains']} ({s['answers']}, {s['scored']}) | {correct} | {f1} | "
                         f"{s['context_tokens_per_chain']:.0f} | {s['prompt_tokens_per_chain']:.0f} | "
@@ -159,29 +109,10 @@ def table(report: dict) -> str:
 
 
 def main(argv=None) -> dict:
-    if argv is None and sys.argv[1:2] == ["--table"]:
-        print(table(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))))
+    if argv is None and printed_table(table):
         return {}
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--llm", default=None, help="llamacpp:PATH or llamacpp-chat:PATH (default: Gemma 3 270M)")
-    p.add_argument("--sets", default=",".join(SETS))
-    p.add_argument("--limit-chains", type=int, default=None, help="at most this many chains per set")
-    p.add_argument("--token-budget", type=int, default=300, help="chunk-text tokens per turn (retrieval budget)")
-    p.add_argument("--max-new-tokens", type=int, default=32)
-    p.add_argument("--n-ctx", type=int, default=8192)
-    p.add_argument("--index-out", type=Path, default=DEFAULT_OUT, help="where the indexes are built and reused")
-    p.add_argument("--report", type=Path, default=None, help="the JSON report (default: results/sessions/)")
-    p.add_argument("--resume", action="store_true", help="keep the chains the report holds, answer the rest")
-    p.add_argument("--threads", type=int, default=1, help="torch threads of the embedding model")
-    args = p.parse_args(argv)
-    configure_threads(args.threads)
-    answerer = Answerer(args.llm, args.n_ctx, args.max_new_tokens)
-    path = args.report or RESULTS_DIR / f"session_answers_{Path(answerer.model).stem}.json"
-    report: dict = {"model": answerer.model, "commit": git_commit(), "args": {k: str(v) for k, v in vars(args).items()},
-                    "machine": machine_info(), "sets": {}}
-    if args.resume and path.exists():
-        report["sets"] = json.loads(path.read_text(encoding="utf-8")).get("sets", {})
-    path.parent.mkdir(parents=True, exist_ok=True)
+    args = model_run_parser(__doc__, SETS, "chains").parse_args(argv)
+    answerer, path, report = start_run(args, "session_answers")
     opened = {}
     for name in [s for s in args.sets.split(",") if s]:
         data = devsets.load(name)
@@ -196,13 +127,11 @@ def main(argv=None) -> dict:
                 continue
             entry["chains"].append(run_chain(answerer, index, chains[position], gold, args.token_budget))
             entry["summary"] = summarise(entry["chains"])
-            path.write_text(json.dumps(report, separators=(",", ":"), default=str), encoding="utf-8")
+            write_report(path, report)
             print(f"{name} {chains[position]['id']} done", flush=True)
     for index, _, _ in opened.values():
         index.close()
-    print(table(report))
-    print(f"wrote {path}")
-    return report
+    return finish_run(path, report, table)
 
 
 if __name__ == "__main__":

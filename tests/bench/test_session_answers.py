@@ -10,7 +10,8 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.quality import devsets  # noqa: E402
-from benchmarks.quality.session_answers import Answerer, follow_up_prompt, gold_answers, summarise  # noqa: E402
+from benchmarks.quality.model_answers import Answerer, gold_answers  # noqa: E402
+from benchmarks.quality.session_answers import follow_up_prompt, summarise  # noqa: E402
 from minirag_core.llm.prompts import build_answer_prompt  # noqa: E402
 
 
