@@ -48,12 +48,17 @@ def cpu_ms(name: str, workdir: Path, repeats: int) -> dict[str, float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_sets(description: str, argv: list[str] | None, repeats: int) -> argparse.Namespace:
+    """The options of a per-set CPU benchmark: set names, ``--out`` (their indexes), ``--repeats``."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--out", type=Path, required=True, help="where run_suite.py built the sets' indexes")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_sets(__doc__ or "", argv, repeats=5)
     results = {name: cpu_ms(name, args.out / f"{name}.workdir", args.repeats) for name in args.sets}
     print(json.dumps(results))
     return 0
